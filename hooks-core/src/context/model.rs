@@ -1,0 +1,88 @@
+use std::borrow::Cow;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::Trail;
+use crate::Session;
+
+/// The context of `#[pre_model_request]` hooks: a request to the model is about to go out.
+///
+/// Hooks cannot block, but may narrow the tools offered to the model and
+/// change request parameters. Tool filters compose: include-lists intersect
+/// (a tool stays only if every include-list names it) and exclude-lists union
+/// (a tool named by any exclude-list goes).
+///
+/// ```
+/// use hooks_core::{PreModelRequest, Session, json};
+///
+/// let mut ctx = PreModelRequest::new(&Session::new("s"), ["read", "write", "search"], json!({}));
+/// ctx.include_tools(&["read", "write"]);
+/// ctx.include_tools(&["write", "search"]);
+/// assert_eq!(ctx.tools().collect::<Vec<_>>(), ["write"]);
+/// ctx.exclude_tools(&["write"]);
+/// assert_eq!(ctx.tools().count(), 0);
+/// ```
+#[derive(Debug, Serialize)]
+#[serde(tag = "event", rename = "pre_model_request")]
+pub struct PreModelRequest {
+    session: Session,
+    tools: Vec<Cow<'static, str>>,
+    params: Value,
+    #[serde(skip)]
+    trail: Trail,
+}
+
+impl PreModelRequest {
+    /// The context for a request offering `tools`, with request `params`
+    /// (model, temperature, ... as the agent loop represents them).
+    pub fn new<I, S>(session: &Session, tools: I, params: Value) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<Cow<'static, str>>,
+    {
+        PreModelRequest {
+            session: session.clone(),
+            tools: tools.into_iter().map(Into::into).collect(),
+            params,
+            trail: Trail::default(),
+        }
+    }
+
+    /// The tools still offered, after earlier hooks' filters.
+    pub fn tools(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.tools.iter().map(|tool| &**tool)
+    }
+
+    /// Keeps only the offered tools that are also in `tools` (intersects with
+    /// earlier include-lists).
+    pub fn include_tools(&mut self, tools: &[&str]) {
+        self.trail.record_rewrite("tools");
+        self.tools.retain(|tool| tools.contains(&&**tool));
+    }
+
+    /// Withdraws `tools` from the offer (unions with earlier exclude-lists).
+    pub fn exclude_tools(&mut self, tools: &[&str]) {
+        self.trail.record_rewrite("tools");
+        self.tools.retain(|tool| !tools.contains(&&**tool));
+    }
+
+    /// The request parameters.
+    pub fn params(&self) -> &Value {
+        &self.params
+    }
+
+    /// The request parameters, to rewrite; the rewrite is recorded under this hook's name.
+    pub fn params_mut(&mut self) -> &mut Value {
+        self.trail.record_rewrite("params");
+        &mut self.params
+    }
+}
+
+super::context!(
+    PreModelRequest,
+    PreModelRequest,
+    __HOOKS_CORE_V1_PRE_MODEL_REQUEST,
+    pre_model_request
+);
+super::injectable!(PreModelRequest);

@@ -1,0 +1,51 @@
+use serde::Serialize;
+
+use super::Trail;
+use crate::Session;
+
+/// The context of `#[user_prompt_submit]` hooks: the user submitted a prompt.
+///
+/// Hooks may block it, rewrite it, or inject context.
+#[derive(Debug, Serialize)]
+#[serde(tag = "event", rename = "user_prompt_submit")]
+pub struct UserPromptSubmit {
+    session: Session,
+    prompt: String,
+    #[serde(skip)]
+    trail: Trail,
+}
+
+impl UserPromptSubmit {
+    /// The context for this prompt.
+    pub fn new(session: &Session, prompt: impl Into<String>) -> Self {
+        UserPromptSubmit {
+            session: session.clone(),
+            prompt: prompt.into(),
+            trail: Trail::default(),
+        }
+    }
+
+    /// The prompt, as rewritten by earlier hooks.
+    pub fn prompt(&self) -> &str {
+        &self.prompt
+    }
+
+    /// The prompt, to rewrite; the rewrite is recorded under this hook's name.
+    pub fn prompt_mut(&mut self) -> &mut String {
+        self.trail.record_rewrite("prompt");
+        &mut self.prompt
+    }
+
+    /// The final prompt.
+    pub fn into_prompt(self) -> String {
+        self.prompt
+    }
+}
+
+super::context!(
+    UserPromptSubmit,
+    UserPromptSubmit,
+    __HOOKS_CORE_V1_USER_PROMPT_SUBMIT,
+    user_prompt_submit
+);
+super::injectable!(UserPromptSubmit);

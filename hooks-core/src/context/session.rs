@@ -1,0 +1,85 @@
+use std::borrow::Cow;
+
+use serde::Serialize;
+
+use super::Trail;
+use crate::Session;
+
+/// The context of `#[session_start]` hooks: a session begins.
+///
+/// Hooks cannot block; they may inject context (for example, the repository's
+/// conventions) for the model's first turn.
+#[derive(Debug, Serialize)]
+#[serde(tag = "event", rename = "session_start")]
+pub struct SessionStart {
+    session: Session,
+    source: Cow<'static, str>,
+    #[serde(skip)]
+    trail: Trail,
+}
+
+impl SessionStart {
+    /// The context for a session starting fresh (source `startup`).
+    pub fn new(session: &Session) -> Self {
+        SessionStart {
+            session: session.clone(),
+            source: Cow::Borrowed("startup"),
+            trail: Trail::default(),
+        }
+    }
+
+    /// Sets why the session started: `startup`, `resume`, `clear`, ...
+    #[must_use]
+    pub fn with_source(mut self, source: impl Into<Cow<'static, str>>) -> Self {
+        self.source = source.into();
+        self
+    }
+
+    /// Why the session started.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+}
+
+super::context!(
+    SessionStart,
+    SessionStart,
+    __HOOKS_CORE_V1_SESSION_START,
+    session_start
+);
+super::injectable!(SessionStart);
+
+/// The context of `#[session_end]` hooks: the session is over.
+///
+/// Hooks can neither block nor inject: there is no next turn.
+#[derive(Debug, Serialize)]
+#[serde(tag = "event", rename = "session_end")]
+pub struct SessionEnd {
+    session: Session,
+    reason: Cow<'static, str>,
+    #[serde(skip)]
+    trail: Trail,
+}
+
+impl SessionEnd {
+    /// The context for a session ending for this reason (`exit`, `logout`, ...).
+    pub fn new(session: &Session, reason: impl Into<Cow<'static, str>>) -> Self {
+        SessionEnd {
+            session: session.clone(),
+            reason: reason.into(),
+            trail: Trail::default(),
+        }
+    }
+
+    /// Why the session ended.
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
+}
+
+super::context!(
+    SessionEnd,
+    SessionEnd,
+    __HOOKS_CORE_V1_SESSION_END,
+    session_end
+);

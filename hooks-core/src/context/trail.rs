@@ -1,0 +1,261 @@
+//! What hooks did to a context during dispatch: rewrites, injected context,
+//! failures that were let through, and approvals.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::approval::ApprovalRecord;
+use crate::failure::HookError;
+use crate::name::HookName;
+
+/// The default budget for context injected by all hooks of one event: 10 KiB.
+pub const DEFAULT_INJECTION_BUDGET: usize = 10 * 1024;
+
+/// One rewrite: a hook asked for mutable access to a field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Rewrite {
+    /// The hook that rewrote.
+    pub hook: HookName,
+    /// What it rewrote: `args`, `result`, `prompt`, `tools` or `params`.
+    pub field: &'static str,
+}
+
+/// A hook failure that was let through (the hook's failure policy was `continue`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookFailure {
+    /// The hook that failed.
+    pub hook: HookName,
+    /// How it failed.
+    pub error: HookError,
+}
+
+/// Context that hooks injected for the model, concatenated in hook order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Injected {
+    text: String,
+    budget: usize,
+    /// Bytes of hook text kept so far, which is what the budget bounds.
+    used: usize,
+    cuts: Vec<InjectionCut>,
+}
+
+/// Text a hook offered that did not fit the budget.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InjectionCut {
+    /// The hook whose text was cut, if it was injected during dispatch.
+    pub hook: Option<HookName>,
+    /// Bytes the hook offered.
+    pub offered: usize,
+    /// Bytes that were kept (cut on a character boundary).
+    pub kept: usize,
+}
+
+impl Default for Injected {
+    fn default() -> Self {
+        Injected {
+            text: String::new(),
+            budget: DEFAULT_INJECTION_BUDGET,
+            used: 0,
+            cuts: Vec::new(),
+        }
+    }
+}
+
+impl Injected {
+    /// All injected text, in hook order, separated by newlines. When text was
+    /// cut, a one-line notice per cut follows it (outside the budget), so the
+    /// model knows something is missing.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Whether any hook injected anything.
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// What was cut to fit the budget.
+    pub fn cuts(&self) -> &[InjectionCut] {
+        &self.cuts
+    }
+
+    /// The budget in bytes.
+    pub fn budget(&self) -> usize {
+        self.budget
+    }
+
+    pub(crate) fn set_budget(&mut self, budget: usize) {
+        self.budget = budget;
+    }
+
+    fn push(&mut self, hook: Option<&HookName>, piece: &str) {
+        if piece.is_empty() {
+            return;
+        }
+        let separator = usize::from(self.used > 0);
+        let room = self.budget.saturating_sub(self.used + separator);
+        let kept = floor_char_boundary(piece, room);
+        if kept > 0 {
+            if separator == 1 {
+                self.text.push('\n');
+            }
+            self.text.push_str(&piece[..kept]);
+            self.used += separator + kept;
+        }
+        if kept < piece.len() {
+            let cut = InjectionCut {
+                hook: hook.cloned(),
+                offered: piece.len(),
+                kept,
+            };
+            let by = cut.hook.as_ref().map_or("", HookName::as_str);
+            tracing::warn!(
+                hook = by,
+                offered = cut.offered,
+                kept = cut.kept,
+                budget = self.budget,
+                "injected context cut to fit the budget"
+            );
+            if !self.text.is_empty() {
+                self.text.push('\n');
+            }
+            let _ = write!(
+                self.text,
+                "[hooks: {} of {} bytes of context from `{by}` were cut to fit the {}-byte budget]",
+                cut.offered - cut.kept,
+                cut.offered,
+                self.budget
+            );
+            self.cuts.push(cut);
+        }
+    }
+}
+
+fn floor_char_boundary(text: &str, at: usize) -> usize {
+    if at >= text.len() {
+        return text.len();
+    }
+    (0..=at)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0)
+}
+
+#[doc(hidden)]
+#[derive(Debug, Default)]
+pub struct Trail {
+    current: Option<HookName>,
+    rewrites: Vec<Rewrite>,
+    injected: Injected,
+    failures: Vec<HookFailure>,
+    approvals: Vec<ApprovalRecord>,
+}
+
+impl Trail {
+    pub(crate) fn enter(&mut self, hook: &HookName) {
+        self.current = Some(hook.clone());
+    }
+
+    pub(crate) fn leave(&mut self) {
+        self.current = None;
+    }
+
+    pub(crate) fn set_budget(&mut self, budget: usize) {
+        self.injected.set_budget(budget);
+    }
+
+    pub(crate) fn record_rewrite(&mut self, field: &'static str) {
+        let Some(hook) = &self.current else { return };
+        let repeated = self
+            .rewrites
+            .last()
+            .is_some_and(|last| last.field == field && last.hook == *hook);
+        if !repeated {
+            self.rewrites.push(Rewrite {
+                hook: hook.clone(),
+                field,
+            });
+        }
+    }
+
+    pub(crate) fn inject(&mut self, text: &str) {
+        self.injected.push(self.current.as_ref(), text);
+    }
+
+    pub(crate) fn record_failure(&mut self, hook: &HookName, error: HookError) {
+        self.failures.push(HookFailure {
+            hook: hook.clone(),
+            error,
+        });
+    }
+
+    pub(crate) fn record_approval(&mut self, record: ApprovalRecord) {
+        self.approvals.push(record);
+    }
+
+    pub(crate) fn rewrites(&self) -> &[Rewrite] {
+        &self.rewrites
+    }
+
+    pub(crate) fn injected(&self) -> &Injected {
+        &self.injected
+    }
+
+    pub(crate) fn failures(&self) -> &[HookFailure] {
+        &self.failures
+    }
+
+    pub(crate) fn approvals(&self) -> &[ApprovalRecord] {
+        &self.approvals
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn injected(budget: usize, pieces: &[(&'static str, &str)]) -> Injected {
+        let mut trail = Trail::default();
+        trail.set_budget(budget);
+        for (hook, piece) in pieces {
+            trail.enter(&HookName::from_static(hook));
+            trail.inject(piece);
+        }
+        trail.injected
+    }
+
+    #[test]
+    fn pieces_are_joined_by_newlines_within_budget() {
+        let injected = injected(100, &[("a", "first"), ("b", "second")]);
+        assert_eq!(injected.text(), "first\nsecond");
+        assert!(injected.cuts().is_empty());
+    }
+
+    #[test]
+    fn a_cut_is_reported_and_noted_in_the_text() {
+        let injected = injected(8, &[("a", "12345"), ("b", "abcdef")]);
+        // "12345" + "\n" leaves two bytes for b.
+        assert!(
+            injected
+                .text()
+                .starts_with("12345\nab\n[hooks: 4 of 6 bytes")
+        );
+        assert_eq!(
+            injected.cuts(),
+            &[InjectionCut {
+                hook: Some(HookName::from_static("b")),
+                offered: 6,
+                kept: 2
+            }]
+        );
+    }
+
+    #[test]
+    fn cuts_fall_on_character_boundaries() {
+        // "é" is two bytes; a budget of 3 keeps one "é", not a byte and a half.
+        let injected = injected(3, &[("a", "ééé")]);
+        assert!(injected.text().starts_with("é\n"));
+        assert_eq!(injected.cuts()[0].kept, 2);
+    }
+}

@@ -1,0 +1,92 @@
+use std::borrow::Cow;
+use std::time::Duration;
+
+/// What a hook on a blocking event decides.
+///
+/// Blocking events are `UserPromptSubmit`, `PreToolUse` and `Stop`. On `Stop`,
+/// `Deny` means "do not stop yet": the agent keeps going and the reason is
+/// given to the model.
+///
+/// ```
+/// use hooks_core::prelude::*;
+///
+/// #[pre_tool_use(matches = "sql_*")]
+/// fn no_drop(ctx: &mut PreToolUse) -> Decision {
+///     match ctx.args()["query"].as_str() {
+///         Some(q) if q.trim_start().to_ascii_uppercase().starts_with("DROP") => {
+///             Decision::deny("DROP statements are not allowed; use DELETE with a WHERE clause")
+///         }
+///         _ => Decision::Continue,
+///     }
+/// }
+/// # fn main() {}
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use = "a decision does nothing unless it is returned from the hook"]
+pub enum Decision {
+    /// Let the call through to the next hook.
+    Continue,
+    /// Stop the chain: nothing after this hook runs, and the call is refused
+    /// with this reason (written for the model to read).
+    Deny(Cow<'static, str>),
+    /// Pause the chain until a person answers (see [`Approver`](crate::Approver)).
+    Ask(Approval),
+}
+
+impl Decision {
+    /// Refuses the call with a reason the model can act on.
+    pub fn deny(reason: impl Into<Cow<'static, str>>) -> Self {
+        Decision::Deny(reason.into())
+    }
+
+    /// Asks a person, with this prompt, before the call goes on.
+    pub fn ask(prompt: impl Into<Cow<'static, str>>) -> Self {
+        Decision::Ask(Approval::new(prompt))
+    }
+}
+
+/// A request for a person's yes, returned as [`Decision::Ask`].
+///
+/// With no answer by the timeout (five minutes unless set), or with no
+/// [`Approver`](crate::Approver) configured, the call is denied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Approval {
+    prompt: Cow<'static, str>,
+    timeout: Duration,
+}
+
+impl Approval {
+    /// How long an approval waits unless told otherwise.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+
+    /// An approval showing this prompt to the person asked.
+    pub fn new(prompt: impl Into<Cow<'static, str>>) -> Self {
+        Approval {
+            prompt: prompt.into(),
+            timeout: Self::DEFAULT_TIMEOUT,
+        }
+    }
+
+    /// Sets how long to wait for an answer before denying.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The prompt shown to the person asked.
+    pub fn prompt(&self) -> &str {
+        &self.prompt
+    }
+
+    /// How long to wait for an answer.
+    pub fn wait(&self) -> Duration {
+        self.timeout
+    }
+}
+
+impl From<Approval> for Decision {
+    fn from(approval: Approval) -> Self {
+        Decision::Ask(approval)
+    }
+}

@@ -1,0 +1,151 @@
+//! Compile-time lifecycle hooks for Rust agents.
+//!
+//! A *hook* is code that runs outside the model at a fixed point of an agent's
+//! lifecycle: the model cannot see it, argue with it, or skip it. Annotate a
+//! function, and it is registered at link time, type-checked against its event,
+//! and run by a dispatcher that allocates nothing once built.
+//!
+//! ```
+//! use hooks_core::prelude::*;
+//!
+//! #[pre_tool_use(priority = 5, matches = "sql_*")]
+//! fn read_only_sql(ctx: &mut PreToolUse) -> Decision {
+//!     match ctx.args()["query"].as_str() {
+//!         Some(q) if q.trim_start().to_ascii_uppercase().starts_with("DROP") => {
+//!             Decision::deny("DROP is not allowed")
+//!         }
+//!         _ => Decision::Continue,
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let hooks = Hooks::builder().build().unwrap();
+//! let sql = hooks.tool("sql_query");
+//! let session = Session::new("demo");
+//!
+//! let mut call = PreToolUse::new(&session, "sql_query", json!({"query": "DROP TABLE users"}));
+//! assert!(sql.dispatch(&mut call).await.is_denied());
+//! # }
+//! ```
+//!
+//! # Events
+//!
+//! | event | attribute | context | may block | may rewrite | may inject |
+//! |---|---|---|---|---|---|
+//! | session start | [`#[session_start]`](macro@session_start) | [`SessionStart`] | no | — | yes |
+//! | prompt submitted | [`#[user_prompt_submit]`](macro@user_prompt_submit) | [`UserPromptSubmit`] | yes | the prompt | yes |
+//! | model request | [`#[pre_model_request]`](macro@pre_model_request) | [`PreModelRequest`] | no | tools offered, parameters | yes |
+//! | before a tool | [`#[pre_tool_use]`](macro@pre_tool_use) | [`PreToolUse`] | yes (deny, or ask a person) | arguments | yes |
+//! | after a tool | [`#[post_tool_use]`](macro@post_tool_use) | [`PostToolUse`] | no | result | yes |
+//! | stop | [`#[stop]`](macro@stop) | [`Stop`] | yes (keep going) | — | yes |
+//! | session end | [`#[session_end]`](macro@session_end) | [`SessionEnd`] | no | — | no |
+//!
+//! A hook returns `()`, [`Decision`] (on events that may block), or a
+//! `Result` of those whose error is `Display`; the compiler refuses anything else.
+//!
+//! # Dispatch semantics
+//!
+//! - **Order**: by priority (lower first), then name — whatever the link order.
+//!   Runtime hooks join the same order.
+//! - **Veto**: the first `Deny` stops the chain; `Ask` waits for an
+//!   [`Approver`], and no answer by the timeout (or no approver) denies.
+//! - **Chaining**: rewrites are seen by every later hook and by the tool.
+//! - **Injection**: concatenated in order within a byte budget (10 KiB); cuts are reported.
+//! - **Failure**: panics, `Err`s and timeouts never escape. `UserPromptSubmit`
+//!   and `PreToolUse` fail closed; other events fail open with a warning;
+//!   `on_error` overrides.
+//! - **Cost**: sync hooks dispatch without allocating; a [`ToolHandle`] runs
+//!   only the hooks that can match its tool.
+//!
+//! # Linking hooks from another crate
+//!
+//! The linker drops a crate nothing refers to, and its hooks with it. If a
+//! crate only holds hooks, refer to it once, and make start-up fail if its
+//! hooks are missing:
+//!
+//! ```ignore
+//! hooks_core::link!(my_guards);
+//!
+//! let hooks = Hooks::builder().require(["my_guards::no_drop_table"]).build()?;
+//! ```
+
+mod approval;
+mod builder;
+pub mod context;
+mod decision;
+mod describe;
+mod dispatch;
+mod event;
+mod failure;
+mod hook;
+mod matcher;
+mod name;
+mod outcome;
+mod output;
+mod registry;
+mod run;
+mod session;
+mod table;
+mod tool;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
+pub use approval::{ApprovalAnswer, ApprovalOutcome, ApprovalRecord, ApprovalRequest, Approver};
+pub use builder::{BuildError, BuildProblem, HooksBuilder};
+pub use context::{
+    PostToolUse, PreModelRequest, PreToolUse, SessionEnd, SessionStart, Stop, ToolCall,
+    UserPromptSubmit,
+};
+pub use decision::{Approval, Decision};
+pub use describe::{Description, HookInfo};
+pub use dispatch::Hooks;
+pub use event::{Event, EventKind, ToolEvent};
+pub use failure::{HookError, OnError};
+pub use hook::{BoxFuture, Hook, HookCall, RuntimeHook};
+pub use matcher::{Matcher, PatternError};
+pub use name::HookName;
+pub use outcome::{Denial, DenialCause, Outcome};
+pub use output::{HookOutput, Verdict};
+pub use serde_json::{Value, json};
+pub use session::Session;
+pub use table::Origin;
+pub use tool::{ToolHandle, ToolRun};
+
+#[cfg(feature = "macros")]
+mod macros;
+#[cfg(feature = "macros")]
+pub use macros::*;
+
+/// Links crates whose only job is to define hooks.
+///
+/// The linker drops a dependency nothing refers to, and the hooks in it
+/// vanish without a word. One line at the top of `main.rs` (or `lib.rs`) keeps them:
+///
+/// ```ignore
+/// hooks_core::link!(billing_guards, audit_hooks);
+/// ```
+///
+/// Pair it with [`HooksBuilder::require`] so start-up fails if they go missing anyway.
+#[macro_export]
+macro_rules! link {
+    ($($krate:ident),+ $(,)?) => {
+        $(
+            #[allow(unused_imports)]
+            use $krate as _;
+        )+
+    };
+}
+
+/// Everything a hook author needs: `use hooks_core::prelude::*;`.
+pub mod prelude {
+    #[cfg(feature = "macros")]
+    pub use crate::macros::*;
+    pub use crate::{
+        Approval, ApprovalAnswer, Decision, Hook, Hooks, OnError, PostToolUse, PreModelRequest,
+        PreToolUse, Session, SessionEnd, SessionStart, Stop, ToolHandle, UserPromptSubmit, Value,
+        json,
+    };
+}

@@ -1,0 +1,121 @@
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+use hooks_pattern::Alternative;
+pub use hooks_pattern::PatternError;
+
+use crate::context::ToolCall;
+
+/// Which tool calls a hook applies to, from a `matches = "..."` pattern.
+///
+/// Patterns: exact `sql_query`, prefix `sql_*`, suffix `*_write`, infix
+/// `*secret*`, any `*`, alternatives `read_file|write_file`, and the
+/// permission-rule form `Bash(git push*)`, which also matches the call's
+/// subject (its `command`, `file_path`, `path` or `url` argument) against a
+/// glob where `*` is any run of characters.
+///
+/// Attribute hooks have their pattern compiled while the macro expands; hooks
+/// added at run time parse it here:
+///
+/// ```
+/// use hooks_core::{Matcher, ToolCall, json};
+///
+/// let matcher = Matcher::parse("Bash(rm -rf *)|*_write").unwrap();
+/// assert!(matcher.matches(ToolCall::new("Bash", &json!({"command": "rm -rf /"}))));
+/// assert!(matcher.matches(ToolCall::new("file_write", &json!({}))));
+/// assert!(!matcher.matches(ToolCall::new("Bash", &json!({"command": "ls"}))));
+/// assert!(Matcher::parse("sql_.*").is_err());
+/// ```
+#[derive(Clone)]
+pub struct Matcher {
+    source: Cow<'static, str>,
+    alternatives: Alternatives,
+}
+
+#[derive(Clone)]
+enum Alternatives {
+    Static(&'static [Alternative<&'static str>]),
+    Owned(Arc<[Alternative<Box<str>>]>),
+}
+
+impl Matcher {
+    #[doc(hidden)]
+    pub const fn __from_static(
+        source: &'static str,
+        alternatives: &'static [Alternative<&'static str>],
+    ) -> Self {
+        Matcher {
+            source: Cow::Borrowed(source),
+            alternatives: Alternatives::Static(alternatives),
+        }
+    }
+
+    /// Parses a pattern.
+    pub fn parse(pattern: &str) -> Result<Self, PatternError> {
+        let alternatives = hooks_pattern::parse(pattern)?
+            .into_iter()
+            .map(|alternative| alternative.map(String::into_boxed_str))
+            .collect();
+        Ok(Matcher {
+            source: Cow::Owned(pattern.to_owned()),
+            alternatives: Alternatives::Owned(alternatives),
+        })
+    }
+
+    /// The pattern as written.
+    pub fn as_str(&self) -> &str {
+        &self.source
+    }
+
+    /// Whether the call is matched.
+    pub fn matches(&self, call: ToolCall<'_>) -> bool {
+        match &self.alternatives {
+            Alternatives::Static(alternatives) => any_matches(alternatives, call),
+            Alternatives::Owned(alternatives) => any_matches(alternatives, call),
+        }
+    }
+
+    /// Whether some call of `tool` may be matched (the subject is not known yet).
+    pub fn may_match_tool(&self, tool: &str) -> bool {
+        match &self.alternatives {
+            Alternatives::Static(alternatives) => {
+                alternatives.iter().any(|a| a.may_match_tool(tool))
+            }
+            Alternatives::Owned(alternatives) => {
+                alternatives.iter().any(|a| a.may_match_tool(tool))
+            }
+        }
+    }
+}
+
+fn any_matches<S: AsRef<str>>(alternatives: &[Alternative<S>], call: ToolCall<'_>) -> bool {
+    // The subject is looked up at most once, and only if a pattern needs it.
+    let mut subject = None;
+    alternatives.iter().any(|alternative| {
+        let subject = if alternative.subject.is_some() {
+            *subject.get_or_insert_with(|| call.subject())
+        } else {
+            None
+        };
+        alternative.matches(call.tool(), subject)
+    })
+}
+
+impl fmt::Debug for Matcher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Matcher").field(&self.as_str()).finish()
+    }
+}
+
+impl fmt::Display for Matcher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq for Matcher {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}

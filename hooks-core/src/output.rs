@@ -1,0 +1,56 @@
+use std::fmt::Display;
+
+use crate::context::{PreToolUse, Stop, UserPromptSubmit};
+use crate::decision::Decision;
+use crate::event::Event;
+use crate::failure::HookError;
+
+/// What one hook run came to: a decision, or a failure.
+pub type Verdict = Result<Decision, HookError>;
+
+/// A type a hook on event `E` may return.
+///
+/// - `()` on every event;
+/// - [`Decision`] on events that may block: `UserPromptSubmit`, `PreToolUse`, `Stop`;
+/// - `Result<T, E>` of those, where `E: Display`: an `Err` is a hook failure,
+///   handled by the hook's `on_error` policy.
+///
+/// The compiler enforces the table: a `#[post_tool_use]` hook returning
+/// `Decision` does not compile, because a tool that already ran cannot be denied.
+#[diagnostic::on_unimplemented(
+    message = "a `{E}` hook cannot return `{Self}`",
+    label = "not a return type for `{E}` hooks",
+    note = "hooks return `()`, `Decision` (only on events that may block: UserPromptSubmit, PreToolUse, Stop), or a `Result<_, E: Display>` of those",
+    note = "events that cannot block change things through the context instead, e.g. `ctx.result_mut()` on PostToolUse"
+)]
+pub trait HookOutput<E: Event> {
+    /// Converts the hook's return value into a verdict.
+    fn into_verdict(self) -> Verdict;
+}
+
+impl<E: Event> HookOutput<E> for () {
+    fn into_verdict(self) -> Verdict {
+        Ok(Decision::Continue)
+    }
+}
+
+macro_rules! blocking {
+    ($($event:ty),*) => {$(
+        impl HookOutput<$event> for Decision {
+            fn into_verdict(self) -> Verdict {
+                Ok(self)
+            }
+        }
+    )*};
+}
+
+blocking!(UserPromptSubmit, PreToolUse, Stop);
+
+impl<E: Event, T: HookOutput<E>, Err: Display> HookOutput<E> for Result<T, Err> {
+    fn into_verdict(self) -> Verdict {
+        match self {
+            Ok(value) => value.into_verdict(),
+            Err(err) => Err(HookError::Failed(err.to_string())),
+        }
+    }
+}

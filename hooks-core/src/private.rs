@@ -1,0 +1,54 @@
+//! What generated code refers to. Not public API: anything here may change in
+//! any release.
+
+use std::future::Future;
+
+pub use core::option::Option::{None, Some};
+pub use core::time::Duration;
+pub use hooks_pattern::{Alternative, NameGlob};
+pub use linkme;
+
+pub use crate::failure::OnError;
+pub use crate::hook::BoxFuture;
+pub use crate::matcher::Matcher;
+pub use crate::output::{HookOutput, Verdict};
+pub use crate::registry::{
+    __HOOKS_CORE_V1_POST_TOOL_USE, __HOOKS_CORE_V1_PRE_MODEL_REQUEST, __HOOKS_CORE_V1_PRE_TOOL_USE,
+    __HOOKS_CORE_V1_SESSION_END, __HOOKS_CORE_V1_SESSION_START, __HOOKS_CORE_V1_STOP,
+    __HOOKS_CORE_V1_USER_PROMPT_SUBMIT, HookFn, LinkedHook,
+};
+
+use crate::event::Event;
+
+/// Proves that a hook's parameter is its event's context. Generated code
+/// calls [`context`], spanned on the user's type, so a mismatch is one error
+/// pointing at the parameter.
+#[diagnostic::on_unimplemented(
+    message = "this hook takes `&mut {Self}`, but hooks on this event take `&mut {E}`",
+    label = "expected `&mut {E}`",
+    note = "each event has its own context type: `#[pre_tool_use]` hooks take `&mut PreToolUse`, `#[post_tool_use]` hooks take `&mut PostToolUse`, and so on"
+)]
+pub trait ContextOf<E> {
+    fn cast(ctx: &mut E) -> &mut Self;
+}
+
+impl<E: Event> ContextOf<E> for E {
+    fn cast(ctx: &mut E) -> &mut Self {
+        ctx
+    }
+}
+
+pub fn context<E, C: ContextOf<E> + ?Sized>(ctx: &mut E) -> &mut C {
+    C::cast(ctx)
+}
+
+pub fn output<E: Event, R: HookOutput<E>>(value: R) -> Verdict {
+    value.into_verdict()
+}
+
+pub fn boxed<'a, F>(future: F) -> BoxFuture<'a, Verdict>
+where
+    F: Future<Output = Verdict> + Send + 'a,
+{
+    Box::pin(future)
+}

@@ -1,0 +1,116 @@
+//! Running one hook so that nothing it does escapes: panics, errors and
+//! timeouts all become a [`HookError`].
+
+use std::future::{Future, poll_fn};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::pin;
+use std::task::Poll;
+use std::time::{Duration, Instant};
+
+use tracing::Instrument;
+use tracing::field::Empty;
+
+use crate::decision::Decision;
+use crate::event::Event;
+use crate::failure::HookError;
+use crate::hook::HookCall;
+use crate::output::Verdict;
+use crate::table::{Entry, Runner};
+
+/// Runs one hook in a `hook` span recording its outcome and duration.
+pub(crate) async fn run<C: Event>(entry: &Entry<C>, ctx: &mut C) -> Verdict {
+    let span = tracing::debug_span!(
+        "hook",
+        hook = %entry.meta.name,
+        event = C::KIND.as_str(),
+        outcome = Empty,
+        duration_us = Empty,
+    );
+    // Reading the clock costs more than a small hook: only when someone listens.
+    let started = (!span.is_disabled()).then(Instant::now);
+    let timeout = entry.meta.timeout;
+    let verdict = match &entry.runner {
+        Runner::Sync(hook) => {
+            let _entered = span.enter();
+            catch(|| hook(ctx)).and_then(|verdict| verdict)
+        }
+        Runner::Async(hook) => match catch(|| hook(ctx)) {
+            Ok(future) => guard(future, timeout).instrument(span.clone()).await,
+            Err(error) => Err(error),
+        },
+        Runner::Runtime(hook) => {
+            let call = {
+                let _entered = span.enter();
+                catch(|| hook.call(ctx))
+            };
+            match call {
+                Ok(HookCall::Ready(verdict)) => verdict,
+                Ok(HookCall::Pending(future)) => {
+                    guard(future, timeout).instrument(span.clone()).await
+                }
+                Err(error) => Err(error),
+            }
+        }
+    };
+    if let Some(started) = started {
+        span.record("outcome", label(&verdict));
+        span.record(
+            "duration_us",
+            u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+        );
+    }
+    verdict
+}
+
+fn label(verdict: &Verdict) -> &'static str {
+    match verdict {
+        Ok(Decision::Continue) => "continue",
+        Ok(Decision::Deny(_)) => "deny",
+        Ok(Decision::Ask(_)) => "ask",
+        Err(HookError::Panicked(_)) => "panicked",
+        Err(HookError::TimedOut(_)) => "timed_out",
+        Err(_) => "failed",
+    }
+}
+
+/// Calls `f`, turning a panic into a [`HookError`].
+pub(crate) fn catch<T>(f: impl FnOnce() -> T) -> Result<T, HookError> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| HookError::from_panic(&*payload))
+}
+
+/// Awaits `future`, turning a panic in any poll into a [`HookError`].
+pub(crate) async fn catch_async<T>(future: impl Future<Output = T>) -> Result<T, HookError> {
+    let mut future = pin!(future);
+    poll_fn(|cx| match catch(|| future.as_mut().poll(cx)) {
+        Ok(Poll::Pending) => Poll::Pending,
+        Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
+        Err(error) => Poll::Ready(Err(error)),
+    })
+    .await
+}
+
+/// Awaits `future` within `limit`, if there is one.
+pub(crate) async fn within<T>(
+    limit: Option<Duration>,
+    future: impl Future<Output = T>,
+) -> Result<T, HookError> {
+    let Some(limit) = limit else {
+        return catch_async(future).await;
+    };
+    if tokio::runtime::Handle::try_current().is_err() {
+        return Err(HookError::failed(
+            "a timeout needs a Tokio runtime (with the time driver enabled) to measure it",
+        ));
+    }
+    // Creating the timer panics when the runtime has no time driver; that is
+    // caught like any other failure rather than taking the agent down.
+    match catch_async(async { tokio::time::timeout(limit, catch_async(future)).await }).await {
+        Ok(Ok(result)) => result,
+        Ok(Err(_elapsed)) => Err(HookError::TimedOut(limit)),
+        Err(error) => Err(error),
+    }
+}
+
+async fn guard(future: impl Future<Output = Verdict>, limit: Option<Duration>) -> Verdict {
+    within(limit, future).await.and_then(|verdict| verdict)
+}

@@ -1,0 +1,119 @@
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// The facts every hook context carries: who is running what.
+///
+/// Cheap to clone (one shared allocation), so every context of a session can
+/// hold it. Sub-agents get a session of their own with [`Session::sub_agent`],
+/// which keeps the ids and metadata and records the parent agent.
+///
+/// ```
+/// use hooks_core::Session;
+///
+/// let session = Session::new("sess-42")
+///     .with_user("alice")
+///     .with_metadata("org_read_only", true);
+/// let researcher = session.sub_agent("researcher");
+/// assert_eq!(researcher.parent_agent_id(), Some("main"));
+/// assert_eq!(researcher.user_id(), Some("alice"));
+/// assert_eq!(researcher.metadata_value("org_read_only"), Some(&true.into()));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Session(Arc<Facts>);
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+struct Facts {
+    session_id: String,
+    agent_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent_agent_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    user_id: Option<String>,
+    #[serde(skip_serializing_if = "Map::is_empty")]
+    metadata: Map<String, Value>,
+}
+
+impl Session {
+    /// The agent id a session starts with.
+    pub const MAIN_AGENT: &'static str = "main";
+
+    /// A session whose agent is [`Session::MAIN_AGENT`], with no user and no metadata.
+    pub fn new(session_id: impl Into<String>) -> Self {
+        Session(Arc::new(Facts {
+            session_id: session_id.into(),
+            agent_id: Self::MAIN_AGENT.to_owned(),
+            parent_agent_id: None,
+            user_id: None,
+            metadata: Map::new(),
+        }))
+    }
+
+    /// Sets the agent id.
+    #[must_use]
+    pub fn with_agent(mut self, agent_id: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.0).agent_id = agent_id.into();
+        self
+    }
+
+    /// Sets the user id.
+    #[must_use]
+    pub fn with_user(mut self, user_id: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.0).user_id = Some(user_id.into());
+        self
+    }
+
+    /// Sets one metadata entry (for example `org_read_only = true`).
+    #[must_use]
+    pub fn with_metadata(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
+        Arc::make_mut(&mut self.0)
+            .metadata
+            .insert(key.into(), value.into());
+        self
+    }
+
+    /// The session of a sub-agent: same session, user and metadata; this agent as its parent.
+    #[must_use]
+    pub fn sub_agent(&self, agent_id: impl Into<String>) -> Session {
+        let mut facts = (*self.0).clone();
+        facts.parent_agent_id = Some(std::mem::replace(&mut facts.agent_id, agent_id.into()));
+        Session(Arc::new(facts))
+    }
+
+    /// The session id.
+    pub fn id(&self) -> &str {
+        &self.0.session_id
+    }
+
+    /// The id of the agent running in this session.
+    pub fn agent_id(&self) -> &str {
+        &self.0.agent_id
+    }
+
+    /// The id of the agent that started this one, for sub-agents.
+    pub fn parent_agent_id(&self) -> Option<&str> {
+        self.0.parent_agent_id.as_deref()
+    }
+
+    /// The user the agent acts for, if known.
+    pub fn user_id(&self) -> Option<&str> {
+        self.0.user_id.as_deref()
+    }
+
+    /// All metadata.
+    pub fn metadata(&self) -> &Map<String, Value> {
+        &self.0.metadata
+    }
+
+    /// One metadata entry.
+    pub fn metadata_value(&self, key: &str) -> Option<&Value> {
+        self.0.metadata.get(key)
+    }
+}
+
+impl Serialize for Session {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}

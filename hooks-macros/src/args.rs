@@ -1,0 +1,281 @@
+//! Parsing `#[pre_tool_use(priority = 5, matches = "sql_*", ...)]`.
+
+use proc_macro2::{Span, TokenStream};
+use syn::meta::ParseNestedMeta;
+use syn::parse::Parser;
+use syn::{Expr, ExprLit, ExprUnary, Lit, LitStr, Path, Token, UnOp};
+
+/// Every argument, in the order the docs list them.
+const KEYS: [&str; 7] = [
+    "priority",
+    "matches",
+    "name",
+    "group",
+    "timeout_ms",
+    "on_error",
+    "crate",
+];
+
+/// An argument's value, with the span of its key for errors about the key.
+pub(crate) struct Spanned<T> {
+    pub(crate) value: T,
+    pub(crate) key: Span,
+}
+
+#[derive(Default)]
+pub(crate) struct Args {
+    pub(crate) priority: Option<Spanned<i32>>,
+    pub(crate) matches: Option<Spanned<LitStr>>,
+    pub(crate) name: Option<Spanned<LitStr>>,
+    pub(crate) group: Option<Spanned<LitStr>>,
+    pub(crate) timeout_ms: Option<Spanned<u64>>,
+    pub(crate) on_error: Option<Spanned<OnError>>,
+    pub(crate) krate: Option<Spanned<Path>>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OnError {
+    Deny,
+    Continue,
+}
+
+/// Parses the arguments, collecting every error rather than stopping at the first.
+pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Args {
+    let mut args = Args::default();
+    let mut seen: [Option<Span>; KEYS.len()] = [None; KEYS.len()];
+    let parser = syn::meta::parser(|meta| {
+        let key = meta.path.get_ident().map(ToString::to_string);
+        let Some(index) = key
+            .as_deref()
+            .and_then(|key| KEYS.iter().position(|k| *k == key))
+        else {
+            errors.push(unknown(&meta, key.as_deref()));
+            return skip_value(&meta);
+        };
+        let key_name = KEYS[index];
+        let key_span = meta
+            .path
+            .get_ident()
+            .map_or_else(Span::call_site, syn::Ident::span);
+        if !meta.input.peek(Token![=]) {
+            errors.push(syn::Error::new(
+                key_span,
+                format!("`{key_name}` takes a value: {}", example(key_name)),
+            ));
+            return skip_value(&meta);
+        }
+        if seen[index].replace(key_span).is_some() {
+            errors.push(syn::Error::new(
+                key_span,
+                format!("`{key_name}` is given twice; keep one"),
+            ));
+            return skip_value(&meta);
+        }
+        let value = meta.value()?;
+        let result = match key_name {
+            "priority" => parse_priority(value).map(|v| args.priority = spanned(v, key_span)),
+            "matches" => parse_text(value, key_name).map(|v| args.matches = spanned(v, key_span)),
+            "name" => parse_text(value, key_name).map(|v| args.name = spanned(v, key_span)),
+            "group" => parse_text(value, key_name).map(|v| args.group = spanned(v, key_span)),
+            "timeout_ms" => parse_timeout(value).map(|v| args.timeout_ms = spanned(v, key_span)),
+            "on_error" => parse_on_error(value).map(|v| args.on_error = spanned(v, key_span)),
+            "crate" => Path::parse_mod_style(value).map(|v| args.krate = spanned(v, key_span)),
+            _ => unreachable!("every key in KEYS is handled"),
+        };
+        if let Err(error) = result {
+            errors.push(error);
+        }
+        Ok(())
+    });
+    if let Err(error) = parser.parse2(tokens) {
+        errors.push(error);
+    }
+    args
+}
+
+#[allow(clippy::unnecessary_wraps)] // it fills `Option` fields
+fn spanned<T>(value: T, key: Span) -> Option<Spanned<T>> {
+    Some(Spanned { value, key })
+}
+
+/// Consumes `= <expr>` after an argument already reported, so parsing goes on.
+fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        meta.value()?.parse::<Expr>()?;
+    }
+    Ok(())
+}
+
+fn unknown(meta: &ParseNestedMeta<'_>, key: Option<&str>) -> syn::Error {
+    let suggestion = key.and_then(|key| {
+        KEYS.iter()
+            .map(|known| (edit_distance(key, known), known))
+            .filter(|(distance, _)| *distance <= 2)
+            .min()
+            .map(|(_, known)| *known)
+    });
+    let shown = key.map_or_else(
+        || {
+            quote::ToTokens::to_token_stream(&meta.path)
+                .to_string()
+                .replace(' ', "")
+        },
+        ToOwned::to_owned,
+    );
+    let message = match suggestion {
+        Some(known) => format!("unknown argument `{shown}`; did you mean `{known}`?"),
+        None => format!(
+            "unknown argument `{shown}`; expected one of: {}",
+            KEYS.map(|k| format!("`{k}`")).join(", ")
+        ),
+    };
+    syn::Error::new_spanned(&meta.path, message)
+}
+
+fn example(key: &str) -> &'static str {
+    match key {
+        "priority" => "`priority = 5` (lower runs earlier)",
+        "matches" => "`matches = \"sql_*\"`",
+        "name" => "`name = \"sql_guard\"`",
+        "group" => "`group = \"db\"`",
+        "timeout_ms" => "`timeout_ms = 500`",
+        "on_error" => "`on_error = \"deny\"` or `on_error = \"continue\"`",
+        _ => "`crate = my_crate::hooks_core`",
+    }
+}
+
+fn parse_priority(input: syn::parse::ParseStream<'_>) -> syn::Result<i32> {
+    let expr: Expr = input.parse()?;
+    let (negative, literal) = match &expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(int), ..
+        }) => (false, int),
+        Expr::Unary(ExprUnary {
+            op: UnOp::Neg(_),
+            expr: inner,
+            ..
+        }) => match &**inner {
+            Expr::Lit(ExprLit {
+                lit: Lit::Int(int), ..
+            }) => (true, int),
+            _ => return Err(not_an_integer(&expr)),
+        },
+        _ => return Err(not_an_integer(&expr)),
+    };
+    let magnitude: i64 = literal
+        .base10_parse()
+        .map_err(|_| syn::Error::new_spanned(&expr, "`priority` must fit in an `i32`"))?;
+    let value = if negative { -magnitude } else { magnitude };
+    i32::try_from(value)
+        .map_err(|_| syn::Error::new_spanned(&expr, "`priority` must fit in an `i32`"))
+}
+
+fn not_an_integer(expr: &Expr) -> syn::Error {
+    syn::Error::new_spanned(
+        expr,
+        "`priority` takes an integer literal, like `priority = 5` or `priority = -10` (lower runs earlier)",
+    )
+}
+
+fn parse_text(input: syn::parse::ParseStream<'_>, key: &str) -> syn::Result<LitStr> {
+    let expr: Expr = input.parse()?;
+    match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(text),
+            ..
+        }) if text.value().trim().is_empty() => Err(syn::Error::new_spanned(
+            text,
+            format!("`{key}` cannot be empty: {}", example(key)),
+        )),
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(text),
+            ..
+        }) => Ok(text),
+        other => Err(syn::Error::new_spanned(
+            other,
+            format!("`{key}` takes a string literal: {}", example(key)),
+        )),
+    }
+}
+
+fn parse_timeout(input: syn::parse::ParseStream<'_>) -> syn::Result<u64> {
+    let expr: Expr = input.parse()?;
+    let error = || {
+        syn::Error::new_spanned(
+            &expr,
+            "`timeout_ms` takes a positive integer of milliseconds, like `timeout_ms = 500`",
+        )
+    };
+    match &expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(int), ..
+        }) => match int.base10_parse::<u64>() {
+            Ok(0) | Err(_) => Err(error()),
+            Ok(ms) => Ok(ms),
+        },
+        _ => Err(error()),
+    }
+}
+
+fn parse_on_error(input: syn::parse::ParseStream<'_>) -> syn::Result<OnError> {
+    let expr: Expr = input.parse()?;
+    match &expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(text),
+            ..
+        }) if text.value() == "deny" => Ok(OnError::Deny),
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(text),
+            ..
+        }) if text.value() == "continue" => Ok(OnError::Continue),
+        _ => Err(syn::Error::new_spanned(
+            &expr,
+            "`on_error` is \"deny\" (fail closed) or \"continue\" (fail open)",
+        )),
+    }
+}
+
+/// Levenshtein distance, for "did you mean" on short argument names.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// Errors collected across arguments and signature, reported together.
+#[derive(Default)]
+pub(crate) struct Errors(Option<syn::Error>);
+
+impl Errors {
+    pub(crate) fn push(&mut self, error: syn::Error) {
+        match &mut self.0 {
+            None => self.0 = Some(error),
+            Some(errors) => errors.combine(error),
+        }
+    }
+
+    pub(crate) fn append(&mut self, other: Errors) {
+        if let Some(error) = other.0 {
+            self.push(error);
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
+    pub(crate) fn into_result(self) -> Result<(), syn::Error> {
+        self.0.map_or(Ok(()), Err)
+    }
+}

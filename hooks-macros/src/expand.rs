@@ -1,0 +1,209 @@
+//! Generating the registration: a `static` in the event's distributed slice,
+//! and a wrapper that adapts the user's function to the dispatcher.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::{ItemFn, LitStr};
+
+use crate::args::{self, Args, Errors, OnError};
+use crate::event::Event;
+use crate::signature::{self, HookSignature};
+
+/// The one entry point of all seven macros.
+pub(crate) fn expand_with(event: Event, args: TokenStream, item: &TokenStream) -> TokenStream {
+    let Ok(item) = syn::parse2::<ItemFn>(item.clone()) else {
+        let message = format!(
+            "`#[{}]` goes on a function: `fn hook(ctx: &mut {}) {{ .. }}`",
+            event.attr(),
+            event.context()
+        );
+        let error = syn::Error::new(Span::call_site(), message).into_compile_error();
+        return quote!(#error #item);
+    };
+    let mut errors = Errors::default();
+    let args = args::parse(args, &mut errors);
+    check_args(event, &args, &item, &mut errors);
+    let signature = signature::check(event, &item, &mut errors);
+    match (errors.into_result(), signature) {
+        (Ok(()), Some(signature)) => {
+            let registration = registration(event, &args, &item, &signature);
+            quote!(#item #registration)
+        }
+        // The user's function is still emitted, so the only errors they see are ours.
+        (Err(error), _) => {
+            let error = error.into_compile_error();
+            quote!(#item #error)
+        }
+        (Ok(()), None) => unreachable!("an invalid signature always reports an error"),
+    }
+}
+
+/// Arguments that are well-formed alone but wrong for this event or function.
+fn check_args(event: Event, args: &Args, item: &ItemFn, errors: &mut Errors) {
+    if let Some(matches) = &args.matches {
+        if !event.has_tool() {
+            errors.push(syn::Error::new(
+                matches.key,
+                format!(
+                    "`matches` only applies to tool events (`#[pre_tool_use]`, `#[post_tool_use]`); \
+                     `#[{}]` hooks run on every {} event",
+                    event.attr(),
+                    event.attr()
+                ),
+            ));
+        } else if let Err(error) = hooks_pattern::parse(&matches.value.value()) {
+            errors.push(syn::Error::new(
+                matches.value.span(),
+                format!(
+                    "invalid pattern {}: {error}",
+                    matches.value.to_token_stream()
+                ),
+            ));
+        }
+    }
+    if let Some(timeout) = &args.timeout_ms
+        && item.sig.asyncness.is_none()
+    {
+        errors.push(syn::Error::new(
+                timeout.key,
+                "`timeout_ms` needs an `async fn`: a sync hook cannot be interrupted, so make the hook async or drop `timeout_ms`",
+            ));
+    }
+    if let Some(on_error) = &args.on_error
+        && on_error.value == OnError::Deny
+        && !event.can_block()
+    {
+        errors.push(syn::Error::new(
+                on_error.key,
+                format!(
+                    "`on_error = \"deny\"` is not possible on `#[{}]`: the event cannot block, so a failing hook is logged and the agent goes on",
+                    event.attr()
+                ),
+            ));
+    }
+}
+
+fn registration(
+    event: Event,
+    args: &Args,
+    item: &ItemFn,
+    signature: &HookSignature<'_>,
+) -> TokenStream {
+    let krate = args.krate.as_ref().map_or_else(
+        || syn::parse_quote!(::hooks_core),
+        |krate| krate.value.clone(),
+    );
+    let private = quote!(#krate::__private);
+    let context = event.context_ident();
+    let context = quote!(#krate::#context);
+    let slice = event.slice_ident();
+    let function = &item.sig.ident;
+    let function_name = function.to_string();
+
+    let name = match &args.name {
+        Some(name) => name.value.to_token_stream(),
+        None => quote!(::core::concat!(::core::module_path!(), "::", #function_name)),
+    };
+    let priority = args.priority.as_ref().map_or(0, |priority| priority.value);
+    let group = option(
+        &private,
+        args.group
+            .as_ref()
+            .map(|group| group.value.to_token_stream()),
+    );
+    let matcher = option(
+        &private,
+        args.matches
+            .as_ref()
+            .map(|matches| matcher(&private, &matches.value)),
+    );
+    let on_error = option(
+        &private,
+        args.on_error.as_ref().map(|on_error| match on_error.value {
+            OnError::Deny => quote!(#private::OnError::Deny),
+            OnError::Continue => quote!(#private::OnError::Continue),
+        }),
+    );
+    let timeout = option(
+        &private,
+        args.timeout_ms.as_ref().map(|ms| {
+            let ms = ms.value;
+            quote!(#private::Duration::from_millis(#ms))
+        }),
+    );
+    let location = function.span();
+    let file = quote_spanned!(location=> ::core::file!());
+    let line = quote_spanned!(location=> ::core::line!());
+
+    // Spanned on the user's tokens: a wrong context type or return type is
+    // reported on the parameter or the return type, in our words.
+    let context_span = syn::spanned::Spanned::span(signature.context);
+    let cast = quote_spanned!(context_span=> #private::context::<#context, _>(ctx));
+    let output = quote_spanned!(signature.output_span=> #private::output::<#context, _>);
+    let (run, wrapper) = match signature.asyncness {
+        None => (
+            quote!(#private::HookFn::Sync(__hooks_core_run)),
+            quote! {
+                fn __hooks_core_run(ctx: &mut #context) -> #private::Verdict {
+                    #output(#function(#cast))
+                }
+            },
+        ),
+        Some(async_span) => {
+            let boxed = quote_spanned!(async_span=> #private::boxed);
+            (
+                quote!(#private::HookFn::Async(__hooks_core_run)),
+                quote! {
+                    fn __hooks_core_run<'ctx>(ctx: &'ctx mut #context) -> #private::BoxFuture<'ctx, #private::Verdict> {
+                        #boxed(async move { #output(#function(#cast).await) })
+                    }
+                },
+            )
+        }
+    };
+
+    quote! {
+        const _: () = {
+            #[#private::linkme::distributed_slice(#private::#slice)]
+            #[linkme(crate = #private::linkme)]
+            static __HOOKS_CORE_HOOK: #private::LinkedHook<#context> = #private::LinkedHook {
+                name: #name,
+                priority: #priority,
+                group: #group,
+                matcher: #matcher,
+                on_error: #on_error,
+                timeout: #timeout,
+                file: #file,
+                line: #line,
+                run: #run,
+            };
+            #wrapper
+        };
+    }
+}
+
+fn option(private: &TokenStream, value: Option<TokenStream>) -> TokenStream {
+    match value {
+        Some(value) => quote!(#private::Some(#value)),
+        None => quote!(#private::None),
+    }
+}
+
+/// The pattern, compiled now into a constant the runtime matches without parsing.
+fn matcher(private: &TokenStream, pattern: &LitStr) -> TokenStream {
+    let alternatives = hooks_pattern::parse(&pattern.value())
+        .expect("check_args rejected patterns that do not parse")
+        .into_iter()
+        .map(|alternative| {
+            let tool = match alternative.tool {
+                hooks_pattern::NameGlob::Any => quote!(#private::NameGlob::Any),
+                hooks_pattern::NameGlob::Exact(s) => quote!(#private::NameGlob::Exact(#s)),
+                hooks_pattern::NameGlob::Prefix(s) => quote!(#private::NameGlob::Prefix(#s)),
+                hooks_pattern::NameGlob::Suffix(s) => quote!(#private::NameGlob::Suffix(#s)),
+                hooks_pattern::NameGlob::Contains(s) => quote!(#private::NameGlob::Contains(#s)),
+            };
+            let subject = option(private, alternative.subject.map(|s| s.to_token_stream()));
+            quote!(#private::Alternative { tool: #tool, subject: #subject })
+        });
+    quote!(#private::Matcher::__from_static(#pattern, &[#(#alternatives),*]))
+}
