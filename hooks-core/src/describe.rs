@@ -15,7 +15,7 @@ use crate::table::{Origin, Tables};
 /// #[pre_tool_use(priority = -5, matches = "sql_*", group = "db")]
 /// fn sql_guard(_ctx: &mut PreToolUse) {}
 ///
-/// let hooks = Hooks::builder().build().unwrap();
+/// let hooks = Hooks::builder().groups(["db"]).build().unwrap();
 /// let description = hooks.describe();
 /// let hook = &description.hooks()[0];
 /// assert_eq!(hook.matcher.as_deref(), Some("sql_*"));

@@ -101,6 +101,16 @@ pub trait Event: Serialize + Send + Sized + 'static + sealed::Sealed {
     /// The session the event belongs to.
     fn session(&self) -> &Session;
 
+    /// The context as JSON: the session facts and the event's data, tagged
+    /// with `"event": "pre_tool_use"` (and so on). What command and HTTP hooks receive.
+    ///
+    /// # Panics
+    ///
+    /// Never: contexts hold only JSON-representable data.
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("contexts serialize to JSON")
+    }
+
     #[doc(hidden)]
     fn __linked() -> &'static [LinkedHook<Self>];
     #[doc(hidden)]

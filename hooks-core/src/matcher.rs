@@ -25,7 +25,7 @@ use crate::context::ToolCall;
 /// assert!(matcher.matches(ToolCall::new("Bash", &json!({"command": "rm -rf /"}))));
 /// assert!(matcher.matches(ToolCall::new("file_write", &json!({}))));
 /// assert!(!matcher.matches(ToolCall::new("Bash", &json!({"command": "ls"}))));
-/// assert!(Matcher::parse("sql_.*").is_err());
+/// assert!(Matcher::parse("^sql_.+").is_err()); // globs, not regular expressions
 /// ```
 #[derive(Clone)]
 pub struct Matcher {

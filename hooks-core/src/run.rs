@@ -90,13 +90,20 @@ pub(crate) async fn catch_async<T>(future: impl Future<Output = T>) -> Result<T,
 }
 
 /// Awaits `future` within `limit`, if there is one.
+///
+/// The future is polled once before any timer is set: a hook (or approver)
+/// that answers at once costs no timer and needs no runtime.
 pub(crate) async fn within<T>(
     limit: Option<Duration>,
     future: impl Future<Output = T>,
 ) -> Result<T, HookError> {
+    let mut future = pin!(catch_async(future));
     let Some(limit) = limit else {
-        return catch_async(future).await;
+        return future.await;
     };
+    if let Poll::Ready(result) = poll_fn(|cx| Poll::Ready(future.as_mut().poll(cx))).await {
+        return result;
+    }
     if tokio::runtime::Handle::try_current().is_err() {
         return Err(HookError::failed(
             "a timeout needs a Tokio runtime (with the time driver enabled) to measure it",
@@ -104,7 +111,7 @@ pub(crate) async fn within<T>(
     }
     // Creating the timer panics when the runtime has no time driver; that is
     // caught like any other failure rather than taking the agent down.
-    match catch_async(async { tokio::time::timeout(limit, catch_async(future)).await }).await {
+    match catch_async(async { tokio::time::timeout(limit, future).await }).await {
         Ok(Ok(result)) => result,
         Ok(Err(_elapsed)) => Err(HookError::TimedOut(limit)),
         Err(error) => Err(error),

@@ -46,9 +46,9 @@ impl std::error::Error for PatternError {}
 ///     vec![Alternative { tool: NameGlob::Prefix("sql_".to_owned()), subject: None }],
 /// );
 /// assert_eq!(
-///     parse("sql_.*").unwrap_err().to_string(),
-///     "`*` may only start or end a tool name, as in `sql_*` or `*_write`; \
-///      patterns are globs, not regular expressions",
+///     parse("^sql_").unwrap_err().to_string(),
+///     "`^` cannot appear in a tool name: patterns are globs (`sql_*`, `*_write`, `read|write`), \
+///      not regular expressions",
 /// );
 /// ```
 pub fn parse(pattern: &str) -> Result<Vec<Alternative<String>>, PatternError> {
@@ -170,8 +170,7 @@ fn parse_name_glob(glob: &str, start: usize) -> Result<NameGlob<String>, Pattern
     if let Some(offset) = name.find('*') {
         let at = start + usize::from(leading) + offset;
         return Err(PatternError::new(
-            "`*` may only start or end a tool name, as in `sql_*` or `*_write`; \
-             patterns are globs, not regular expressions",
+            "`*` may only start or end a tool name, as in `sql_*` or `*_write`",
             at..at + 1,
         ));
     }
@@ -180,7 +179,7 @@ fn parse_name_glob(glob: &str, start: usize) -> Result<NameGlob<String>, Pattern
         let hint = if c.is_whitespace() {
             "tool names have no spaces; to match a call's arguments, use the subject form `Tool(glob)`"
         } else {
-            "tool names use letters, digits, `_`, `-`, `.` and `:`; patterns support only `*` and `|`"
+            "patterns are globs (`sql_*`, `*_write`, `read|write`), not regular expressions"
         };
         return Err(PatternError::new(
             format!("`{c}` cannot appear in a tool name: {hint}"),
@@ -252,7 +251,9 @@ mod tests {
 
     #[test]
     fn refusals_say_why_and_point_at_the_culprit() {
-        assert_eq!(error("sql_.*").1, "*");
+        assert_eq!(error("sql_*x*y").1, "*");
+        assert_eq!(error("^sql_").1, "^");
+        assert!(error("sql_.+").0.contains("not regular expressions"));
         assert_eq!(
             error("sql_?").0.split(':').next(),
             Some("`?` cannot appear in a tool name")

@@ -1,0 +1,159 @@
+//! Zero allocation: once the dispatcher and the tool handles are built,
+//! dispatching sync hooks allocates nothing, by handle or by name, whether the
+//! hooks continue, deny, or are skipped by their matcher. Counted with a
+//! global allocator that counts this thread's allocations.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use hooks_core::prelude::*;
+use hooks_tests::block_on;
+
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+#[allow(unsafe_code)] // a global allocator is an unsafe trait; this one only counts and delegates
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.with(|count| count.set(count.get() + 1));
+        // SAFETY: the caller's contract is passed on unchanged.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.with(|count| count.set(count.get() + 1));
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn allocations_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let before = ALLOCATIONS.with(Cell::get);
+    let value = f();
+    (value, ALLOCATIONS.with(Cell::get) - before)
+}
+
+#[pre_tool_use(priority = -1)]
+fn looks_at_every_call(ctx: &mut PreToolUse) -> Decision {
+    if ctx.args().get("force").is_some() {
+        Decision::deny("no force")
+    } else {
+        Decision::Continue
+    }
+}
+
+#[pre_tool_use(matches = "sql_*|read_*")]
+#[allow(clippy::unnecessary_wraps)] // exercises the `Result` return path
+fn sql_and_reads(ctx: &mut PreToolUse) -> Result<Decision, &'static str> {
+    match ctx.args()["query"].as_str() {
+        Some(query) if query.starts_with("DROP") => Ok(Decision::deny("DROP is not allowed")),
+        _ => Ok(Decision::Continue),
+    }
+}
+
+#[pre_tool_use(matches = "Bash(rm -rf *)")]
+fn no_rm_rf(_: &mut PreToolUse) -> Decision {
+    Decision::deny("rm -rf is not allowed")
+}
+
+#[pre_tool_use(matches = "never_called")]
+fn skipped(_: &mut PreToolUse) {}
+
+#[post_tool_use(matches = "sql_*")]
+fn observe(ctx: &mut PostToolUse) {
+    let _ = ctx.result().is_ok();
+}
+
+#[pre_tool_use(matches = "async_tool")]
+async fn async_guard(ctx: &mut PreToolUse) -> Decision {
+    std::future::ready(()).await;
+    if ctx.args().is_null() {
+        Decision::deny("no args")
+    } else {
+        Decision::Continue
+    }
+}
+
+#[test]
+fn sync_dispatch_allocates_nothing() {
+    let hooks = Hooks::builder()
+        .without(["alloc::async_guard"])
+        .build()
+        .unwrap();
+    let sql = hooks.tool("sql_query");
+    let bash = hooks.tool("Bash");
+    let post_sql = hooks.tool("sql_query");
+    let session = Session::new("s");
+    let mut select = PreToolUse::new(&session, "sql_query", json!({"query": "SELECT 1"}));
+    let mut drop = PreToolUse::new(&session, "sql_query", json!({"query": "DROP TABLE t"}));
+    let mut forced = PreToolUse::new(&session, "sql_query", json!({"force": true}));
+    let mut rm = PreToolUse::new(&session, "Bash", json!({"command": "rm -rf /"}));
+    let mut ls = PreToolUse::new(&session, "Bash", json!({"command": "ls"}));
+    let mut post = PostToolUse::new(&session, "sql_query", json!({}), Ok(json!([1, 2])));
+    // Warm up: first use of thread-locals, tracing's callsite registration.
+    let _ = block_on(sql.dispatch(&mut PreToolUse::new(&session, "sql_query", json!({}))));
+
+    let (outcomes, allocations) = allocations_during(|| {
+        [
+            block_on(sql.dispatch(&mut select)).is_continue(),
+            block_on(sql.dispatch(&mut drop)).is_denied(),
+            block_on(sql.dispatch(&mut forced)).is_denied(),
+            block_on(bash.dispatch(&mut rm)).is_denied(),
+            block_on(bash.dispatch(&mut ls)).is_continue(),
+            block_on(post_sql.dispatch(&mut post)).is_continue(),
+            block_on(hooks.dispatch(&mut select)).is_continue(),
+            block_on(hooks.dispatch(&mut drop)).is_denied(),
+            block_on(hooks.dispatch(&mut rm)).is_denied(),
+            block_on(hooks.dispatch(&mut post)).is_continue(),
+        ]
+    });
+    assert_eq!(outcomes, [true; 10]);
+    assert_eq!(allocations, 0, "sync dispatch allocated");
+}
+
+#[test]
+fn a_thousand_dispatches_allocate_nothing() {
+    let hooks = Hooks::builder()
+        .without(["alloc::async_guard"])
+        .build()
+        .unwrap();
+    let sql = hooks.tool("sql_query");
+    let session = Session::new("s");
+    let mut select = PreToolUse::new(&session, "sql_query", json!({"query": "SELECT 1"}));
+    let _ = block_on(sql.dispatch(&mut select));
+    let ((), allocations) = allocations_during(|| {
+        for _ in 0..1_000 {
+            assert!(block_on(sql.dispatch(&mut select)).is_continue());
+        }
+    });
+    assert_eq!(allocations, 0);
+}
+
+#[test]
+fn an_async_hook_costs_one_allocation() {
+    let hooks = Hooks::builder()
+        .only(["alloc::async_guard"])
+        .build()
+        .unwrap();
+    let handle = hooks.tool("async_tool");
+    let session = Session::new("s");
+    let mut ctx = PreToolUse::new(&session, "async_tool", json!({"x": 1}));
+    let _ = block_on(handle.dispatch(&mut ctx));
+    let (outcome, allocations) = allocations_during(|| block_on(handle.dispatch(&mut ctx)));
+    assert!(outcome.is_continue());
+    assert_eq!(
+        allocations, 1,
+        "the async hook's boxed future, and nothing else"
+    );
+}
