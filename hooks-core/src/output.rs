@@ -34,17 +34,25 @@ impl<E: Event> HookOutput<E> for () {
     }
 }
 
-macro_rules! blocking {
-    ($($event:ty),*) => {$(
-        impl HookOutput<$event> for Decision {
-            fn into_verdict(self) -> Verdict {
-                Ok(self)
-            }
-        }
-    )*};
+// One impl per blocking event, written out: they are what the compiler lists
+// when a hook returns `Decision` from an event that cannot block.
+impl HookOutput<UserPromptSubmit> for Decision {
+    fn into_verdict(self) -> Verdict {
+        Ok(self)
+    }
 }
 
-blocking!(UserPromptSubmit, PreToolUse, Stop);
+impl HookOutput<PreToolUse> for Decision {
+    fn into_verdict(self) -> Verdict {
+        Ok(self)
+    }
+}
+
+impl HookOutput<Stop> for Decision {
+    fn into_verdict(self) -> Verdict {
+        Ok(self)
+    }
+}
 
 impl<E: Event, T: HookOutput<E>, Err: Display> HookOutput<E> for Result<T, Err> {
     fn into_verdict(self) -> Verdict {

@@ -1,7 +1,7 @@
 //! Generating the registration: a `static` in the event's distributed slice,
 //! and a wrapper that adapts the user's function to the dispatcher.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::{ItemFn, LitStr};
 
@@ -150,12 +150,17 @@ fn registration(
             },
         ),
         Some(async_span) => {
-            let boxed = quote_spanned!(async_span=> #private::boxed);
+            // Spanned on the user's `async`, path included: a non-`Send`
+            // future is reported there rather than on the attribute.
+            let boxed = respan(quote!(#private::boxed), async_span);
+            let future = quote_spanned! {async_span=>
+                #boxed(async move { #output(#function(#cast).await) })
+            };
             (
                 quote!(#private::HookFn::Async(__hooks_core_run)),
                 quote! {
                     fn __hooks_core_run<'ctx>(ctx: &'ctx mut #context) -> #private::BoxFuture<'ctx, #private::Verdict> {
-                        #boxed(async move { #output(#function(#cast).await) })
+                        #future
                     }
                 },
             )
@@ -180,6 +185,22 @@ fn registration(
             #wrapper
         };
     }
+}
+
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            if let TokenTree::Group(group) = &token {
+                let mut respanned = Group::new(group.delimiter(), respan(group.stream(), span));
+                respanned.set_span(span);
+                token = TokenTree::Group(respanned);
+            } else {
+                token.set_span(span);
+            }
+            token
+        })
+        .collect()
 }
 
 fn option(private: &TokenStream, value: Option<TokenStream>) -> TokenStream {

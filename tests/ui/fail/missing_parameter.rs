@@ -1,0 +1,6 @@
+use hooks_core::prelude::*;
+
+#[session_end]
+fn goodbye() {}
+
+fn main() {}

@@ -1,0 +1,56 @@
+//! One hook per event, with every return type each event allows.
+
+use std::fmt;
+
+use hooks_core::prelude::*;
+
+#[derive(Debug)]
+struct PolicyError;
+
+impl fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("policy store unavailable")
+    }
+}
+
+#[session_start]
+fn start(ctx: &mut SessionStart) {
+    ctx.inject("hello");
+}
+
+#[user_prompt_submit]
+fn prompt(ctx: &mut UserPromptSubmit) -> Decision {
+    ctx.prompt_mut().push('!');
+    Decision::Continue
+}
+
+#[pre_model_request]
+fn model(ctx: &mut PreModelRequest) -> Result<(), PolicyError> {
+    ctx.exclude_tools(&["shell"]);
+    Ok(())
+}
+
+#[pre_tool_use(priority = -1, matches = "sql_*|Bash(git push*)", name = "guards.sql", group = "db")]
+fn pre(_ctx: &mut PreToolUse) -> Result<Decision, PolicyError> {
+    Ok(Decision::Continue)
+}
+
+#[post_tool_use(matches = "*", on_error = "continue")]
+fn post<'a>(ctx: &'a mut PostToolUse) {
+    let _ = ctx.result_mut();
+}
+
+#[stop(on_error = "deny")]
+fn stop(ctx: &mut Stop) -> Decision {
+    if ctx.stop_hook_active() { Decision::Continue } else { Decision::deny("keep going") }
+}
+
+#[session_end]
+fn end(_: &mut SessionEnd) -> Result<(), std::io::Error> {
+    Ok(())
+}
+
+fn main() {
+    let hooks = Hooks::builder().build().unwrap();
+    assert_eq!(hooks.describe().hooks().len(), 7);
+}
