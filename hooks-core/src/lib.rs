@@ -144,8 +144,8 @@ pub mod prelude {
     #[cfg(feature = "macros")]
     pub use crate::macros::*;
     pub use crate::{
-        Approval, ApprovalAnswer, Decision, Hook, Hooks, OnError, PostToolUse, PreModelRequest,
-        PreToolUse, Session, SessionEnd, SessionStart, Stop, ToolHandle, UserPromptSubmit, Value,
-        json,
+        Approval, ApprovalAnswer, Decision, Hook, Hooks, OnError, Outcome, PostToolUse,
+        PreModelRequest, PreToolUse, Session, SessionEnd, SessionStart, Stop, ToolHandle, ToolRun,
+        UserPromptSubmit, Value, json,
     };
 }

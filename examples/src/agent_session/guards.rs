@@ -1,0 +1,111 @@
+//! The example's hooks: what a team would write for its own agent.
+
+use hooks_core::prelude::*;
+
+/// Tells the model the house rules before its first turn.
+#[session_start]
+fn house_rules(ctx: &mut SessionStart) {
+    ctx.inject("House rules: never drop tables; refunds over $100 need a human.");
+}
+
+/// Refuses prompts that carry what looks like a live secret.
+#[user_prompt_submit(priority = -10)]
+fn no_pasted_secrets(ctx: &mut UserPromptSubmit) -> Decision {
+    if ctx.prompt().contains("sk-live-") {
+        Decision::deny("the prompt contains a live API key; remove it and try again")
+    } else {
+        Decision::Continue
+    }
+}
+
+/// Guests never get a shell.
+#[pre_model_request]
+fn no_shell_for_guests(ctx: &mut PreModelRequest) {
+    if ctx.session().metadata_value("role") == Some(&json!("guest")) {
+        ctx.exclude_tools(&["Bash"]);
+    }
+}
+
+/// No destructive shell commands, whoever asks.
+#[pre_tool_use(priority = -10, matches = "Bash(rm -rf *)")]
+fn no_rm_rf(ctx: &mut PreToolUse) -> Decision {
+    Decision::deny(format!(
+        "`{}` would delete recursively; remove specific files instead",
+        ctx.subject().unwrap_or_default()
+    ))
+}
+
+/// DROP is never allowed; DELETE needs a WHERE clause.
+#[pre_tool_use(priority = 0, matches = "sql_*")]
+fn careful_sql(ctx: &mut PreToolUse) -> Decision {
+    let query = ctx.args()["query"]
+        .as_str()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_uppercase();
+    if query.starts_with("DROP") {
+        Decision::deny("DROP is not allowed; archive rows with an UPDATE instead")
+    } else if query.starts_with("DELETE") && !query.contains(" WHERE ") {
+        Decision::deny("DELETE without WHERE would empty the table; add a WHERE clause")
+    } else {
+        Decision::Continue
+    }
+}
+
+/// Keeps file reads inside the workspace: rewrites relative paths.
+#[pre_tool_use(priority = -5, matches = "read_file")]
+fn anchor_paths(ctx: &mut PreToolUse) {
+    if let Some(path) = ctx.args()["path"].as_str()
+        && !path.starts_with("/workspace/")
+    {
+        let anchored = format!("/workspace/{}", path.trim_start_matches("./"));
+        ctx.args_mut()["path"] = json!(anchored);
+    }
+}
+
+/// Refunds over $100 wait for a person.
+#[pre_tool_use(priority = 10, matches = "payments_refund")]
+fn large_refunds_need_a_human(ctx: &mut PreToolUse) -> Decision {
+    match ctx.args()["amount_usd"].as_u64() {
+        Some(amount) if amount > 100 => Decision::ask(format!(
+            "Refund ${amount} for order {}?",
+            ctx.args()["order"]
+        )),
+        _ => Decision::Continue,
+    }
+}
+
+/// Keys never reach the model, even when a file holds them.
+#[post_tool_use(matches = "read_file")]
+fn redact_keys(ctx: &mut PostToolUse) {
+    if let Ok(Value::String(text)) = ctx.result_mut() {
+        *text = text
+            .split('\n')
+            .map(|line| {
+                if line.contains("API_KEY=") {
+                    "API_KEY=[redacted]"
+                } else {
+                    line
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+    }
+}
+
+/// The agent may not stop before it has reported on the refund.
+#[stop]
+fn report_before_stopping(ctx: &mut Stop) -> Decision {
+    let reported = ctx.last_message().is_some_and(|m| m.contains("refund"));
+    if reported || ctx.stop_hook_active() {
+        Decision::Continue
+    } else {
+        Decision::deny("summarize what happened to the refund before stopping")
+    }
+}
+
+/// Says goodbye in the logs.
+#[session_end]
+fn closing_note(ctx: &mut SessionEnd) {
+    let _ = ctx.reason();
+}
