@@ -12,7 +12,7 @@ use crate::event::{Event, EventKind};
 use crate::failure::OnError;
 use crate::hook::Hook;
 use crate::matcher::{Matcher, PatternError};
-use crate::table::{Entry, HookMeta, Origin, Runner, Tables};
+use crate::table::{Entry, HookMeta, Origin, Tables, on_error};
 
 /// Builds a [`Hooks`] dispatcher: which linked hooks to keep, which runtime
 /// hooks to add, who answers approvals, and what must be present.
@@ -114,6 +114,13 @@ impl HooksBuilder {
                 return self;
             }
         };
+        if hook.on_error == Some(OnError::Deny) && hook.runner.observes() {
+            self.problems.push(BuildProblem::ObserverCannotDeny {
+                event: C::KIND,
+                hook: hook.name.to_string(),
+            });
+            return self;
+        }
         if hook.on_error == Some(OnError::Deny) && !C::KIND.can_block() {
             self.problems.push(BuildProblem::CannotDeny {
                 event: C::KIND,
@@ -127,12 +134,13 @@ impl HooksBuilder {
                 priority: hook.priority,
                 group: hook.group,
                 matcher,
-                on_error: hook.on_error.unwrap_or(C::KIND.default_on_error()),
+                on_error: on_error(&hook.runner, hook.on_error, C::KIND),
                 timeout: hook.timeout,
                 asynchronous: hook.asynchronous,
+                observer: hook.runner.observes(),
                 origin: Origin::Runtime,
             },
-            runner: Runner::Runtime(hook.runner),
+            runner: hook.runner,
         });
         self
     }
@@ -345,6 +353,13 @@ pub enum BuildProblem {
         /// The hook.
         hook: String,
     },
+    /// An observer asks to fail closed, but observers run after the decision.
+    ObserverCannotDeny {
+        /// The event.
+        event: EventKind,
+        /// The hook.
+        hook: String,
+    },
 }
 
 impl fmt::Display for BuildProblem {
@@ -387,6 +402,10 @@ impl fmt::Display for BuildProblem {
             BuildProblem::CannotDeny { event, hook } => write!(
                 f,
                 "{event} hook `{hook}`: `on_error = deny` is not possible because {event} hooks cannot block"
+            ),
+            BuildProblem::ObserverCannotDeny { event, hook } => write!(
+                f,
+                "{event} observer `{hook}`: `on_error = deny` is not possible because observers run after the decision"
             ),
         }
     }

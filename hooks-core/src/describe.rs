@@ -51,6 +51,8 @@ pub struct HookInfo {
     pub timeout_ms: Option<u64>,
     /// Whether it is async.
     pub asynchronous: bool,
+    /// Whether it observes (runs after the decision, cannot change it).
+    pub observer: bool,
     /// Where it comes from.
     pub origin: Origin,
 }
@@ -70,6 +72,7 @@ impl Description {
                     .timeout
                     .map(|timeout| u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX)),
                 asynchronous: meta.asynchronous,
+                observer: meta.observer,
                 origin: meta.origin.clone(),
             })
             .collect();
@@ -91,6 +94,15 @@ impl Description {
     }
 }
 
+fn kind(hook: &HookInfo) -> String {
+    let role = if hook.observer { " observer" } else { "" };
+    match (hook.asynchronous, hook.timeout_ms) {
+        (false, _) => format!("sync{role}"),
+        (true, None) => format!("async{role}"),
+        (true, Some(ms)) => format!("async{role} {ms}ms"),
+    }
+}
+
 impl fmt::Display for Description {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         const HEADER: [&str; 8] = [
@@ -107,11 +119,7 @@ impl fmt::Display for Description {
                     hook.matcher.clone().unwrap_or_else(|| "-".into()),
                     hook.group.clone().unwrap_or_else(|| "-".into()),
                     hook.on_error.to_string(),
-                    match (hook.asynchronous, hook.timeout_ms) {
-                        (false, _) => "sync".into(),
-                        (true, None) => "async".into(),
-                        (true, Some(ms)) => format!("async {ms}ms"),
-                    },
+                    kind(hook),
                     hook.origin.to_string(),
                 ]
             })

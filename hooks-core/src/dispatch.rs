@@ -75,27 +75,47 @@ impl Hooks {
         C::__table(&self.inner.tables).entries.len()
     }
 
+    /// Runs the chain, then the observers, which see how the chain ended.
     pub(crate) async fn run_chain<'t, C: Event>(
         &self,
-        entries: impl Iterator<Item = &'t Entry<C>>,
+        entries: impl Iterator<Item = &'t Entry<C>> + Clone,
         ctx: &mut C,
     ) -> Outcome {
         ctx.__trail().set_budget(self.inner.injection_budget);
-        let mut outcome = Outcome::Continue;
-        for entry in entries {
-            if !entry.applies_to(ctx) {
+        let mut denial = None;
+        for entry in entries.clone() {
+            if entry.meta.observer || !entry.applies_to(ctx) {
                 continue;
             }
-            let hook = &entry.meta.name;
-            ctx.__trail().enter(hook);
+            ctx.__trail().enter(&entry.meta.name);
             let verdict = run(entry, ctx).await;
-            if let Some(denial) = self.settle(entry, ctx, verdict).await {
-                outcome = Outcome::Denied(denial);
+            denial = self.settle(entry, ctx, verdict).await;
+            if denial.is_some() {
                 break;
             }
         }
+        ctx.__trail().set_denial(denial);
+        for entry in entries {
+            if !entry.meta.observer || !entry.applies_to(ctx) {
+                continue;
+            }
+            ctx.__trail().enter(&entry.meta.name);
+            let verdict = run(entry, ctx).await;
+            if let Err(error) = verdict {
+                tracing::warn!(
+                    hook = %entry.meta.name,
+                    event = C::KIND.as_str(),
+                    %error,
+                    "observer failed; continuing (observers cannot change the outcome)"
+                );
+                ctx.__trail().record_failure(&entry.meta.name, error);
+            }
+        }
         ctx.__trail().leave();
-        outcome
+        match ctx.__trail().take_denial() {
+            Some(denial) => Outcome::Denied(denial),
+            None => Outcome::Continue,
+        }
     }
 
     /// Applies one hook's verdict; `Some` stops the chain.

@@ -94,7 +94,7 @@ impl fmt::Display for EventKind {
 /// A hook context, which is also the type naming its event.
 ///
 /// Implemented by the seven context types only.
-pub trait Event: Serialize + Send + Sized + 'static + sealed::Sealed {
+pub trait Event: Serialize + Send + Sync + Sized + 'static + sealed::Sealed {
     /// Which event this is.
     const KIND: EventKind;
 

@@ -11,7 +11,8 @@ use std::time::Duration;
 use crate::event::{Event, ToolEvent};
 use crate::failure::OnError;
 use crate::name::HookName;
-use crate::output::{HookOutput, Verdict};
+use crate::output::{HookOutput, ObserverOutput, Verdict};
+use crate::table::Runner;
 
 /// A boxed, sendable future: what async hooks and approvers return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -61,7 +62,7 @@ pub struct Hook<C: Event> {
     pub(crate) on_error: Option<OnError>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) asynchronous: bool,
-    pub(crate) runner: Arc<dyn RuntimeHook<C>>,
+    pub(crate) runner: Runner<C>,
 }
 
 impl<C: Event> Hook<C> {
@@ -71,7 +72,8 @@ impl<C: Event> Hook<C> {
         F: Fn(&mut C) -> R + Send + Sync + 'static,
         R: HookOutput<C> + 'static,
     {
-        Self::with_runner(name, false, SyncClosure(hook, PhantomData))
+        let runner = SyncClosure(hook, PhantomData);
+        Self::with_runner(name, false, Runner::Runtime(Arc::new(runner)))
     }
 
     /// A hook running a closure that returns a boxed future.
@@ -93,19 +95,41 @@ impl<C: Event> Hook<C> {
         F: for<'a> Fn(&'a mut C) -> BoxFuture<'a, R> + Send + Sync + 'static,
         R: HookOutput<C> + 'static,
     {
-        Self::with_runner(name, true, AsyncClosure(hook, PhantomData))
+        let runner = AsyncClosure(hook, PhantomData);
+        Self::with_runner(name, true, Runner::Runtime(Arc::new(runner)))
     }
 
     /// A hook backed by a [`RuntimeHook`] implementation.
     pub fn from_runtime(name: impl Into<String>, hook: impl RuntimeHook<C>) -> Self {
-        Self::with_runner(name, true, hook)
+        Self::with_runner(name, true, Runner::Runtime(Arc::new(hook)))
     }
 
-    fn with_runner(
-        name: impl Into<String>,
-        asynchronous: bool,
-        runner: impl RuntimeHook<C>,
-    ) -> Self {
+    /// An observer: runs after the decision, whatever it was, and sees it
+    /// through [`denial`](crate::PreToolUse::denial), but cannot change the
+    /// call. Its failures are logged, never acted on. For audit trails and metrics.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use hooks_core::prelude::*;
+    ///
+    /// static DENIED: AtomicUsize = AtomicUsize::new(0);
+    /// let count_denials = Hook::observer("count_denials", |ctx: &PreToolUse| {
+    ///     if ctx.denial().is_some() {
+    ///         DENIED.fetch_add(1, Ordering::Relaxed);
+    ///     }
+    /// });
+    /// # drop(count_denials);
+    /// ```
+    pub fn observer<F, R>(name: impl Into<String>, hook: F) -> Self
+    where
+        F: Fn(&C) -> R + Send + Sync + 'static,
+        R: ObserverOutput<C> + 'static,
+    {
+        let runner = move |ctx: &C| hook(ctx).into_verdict();
+        Self::with_runner(name, false, Runner::ObserveRuntime(Arc::new(runner)))
+    }
+
+    fn with_runner(name: impl Into<String>, asynchronous: bool, runner: Runner<C>) -> Self {
         Hook {
             name: HookName::from(name.into()),
             priority: 0,
@@ -114,7 +138,7 @@ impl<C: Event> Hook<C> {
             on_error: None,
             timeout: None,
             asynchronous,
-            runner: Arc::new(runner),
+            runner,
         }
     }
 

@@ -108,7 +108,7 @@ pub use hook::{BoxFuture, Hook, HookCall, RuntimeHook};
 pub use matcher::{Matcher, PatternError};
 pub use name::HookName;
 pub use outcome::{Denial, DenialCause, Outcome};
-pub use output::{HookOutput, Verdict};
+pub use output::{HookOutput, ObserverOutput, Verdict};
 pub use serde_json::{Value, json};
 pub use session::Session;
 pub use table::Origin;

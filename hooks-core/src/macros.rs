@@ -10,12 +10,29 @@
 //! | `group = "db"` | a group, for scoping with [`HooksBuilder::groups`](crate::HooksBuilder::groups) | none |
 //! | `timeout_ms = 500` | fail the hook if it runs longer (async hooks only) | none |
 //! | `on_error = "continue"` | what a failure does: `"deny"` or `"continue"` | `"deny"` on `user_prompt_submit` and `pre_tool_use`, else `"continue"` |
+//! | `observe` | run after the decision, whatever it was; take `&Ctx`, see [`denial`](crate::PreToolUse::denial), change nothing (for audit) | off |
 //! | `crate = my::reexport` | where `hooks_core` is, if you re-export it | `::hooks_core` |
 //!
 //! The function takes `&mut` its event's context and returns `()`,
 //! [`Decision`](crate::Decision) (on events that may block) or a `Result` of
 //! those. It may be `async` (its future must be `Send`). Misuse is a compile
 //! error pointing at the offending token.
+//!
+//! An `observe` hook takes `&` the context and returns `()` or
+//! `Result<(), E>`; observers run after every deciding hook, so an audit
+//! trail records denied calls too:
+//!
+//! ```
+//! use hooks_core::prelude::*;
+//!
+//! #[pre_tool_use(observe)]
+//! fn log_denials(ctx: &PreToolUse) {
+//!     if let Some(denial) = ctx.denial() {
+//!         eprintln!("{} refused by {}: {}", ctx.tool(), denial.hook(), denial.reason());
+//!     }
+//! }
+//! # fn main() {}
+//! ```
 
 /// Runs when a session starts; may inject context for the first turn.
 ///

@@ -28,6 +28,32 @@ pub trait HookOutput<E: Event> {
     fn into_verdict(self) -> Verdict;
 }
 
+/// A type an `observe` hook on event `E` may return: `()`, or `Result<(), E: Display>`.
+///
+/// Observers run after the decision; they cannot make one.
+#[diagnostic::on_unimplemented(
+    message = "an observer cannot return `{Self}`",
+    label = "observers return `()` or `Result<(), E>`",
+    note = "`observe` hooks run after the decision and cannot change it; drop `observe` to make a hook that decides"
+)]
+pub trait ObserverOutput<E: Event> {
+    /// Converts the observer's return value into a verdict (only ever `Continue` or a failure).
+    fn into_verdict(self) -> Verdict;
+}
+
+impl<E: Event> ObserverOutput<E> for () {
+    fn into_verdict(self) -> Verdict {
+        Ok(Decision::Continue)
+    }
+}
+
+impl<E: Event, Err: Display> ObserverOutput<E> for Result<(), Err> {
+    fn into_verdict(self) -> Verdict {
+        self.map(|()| Decision::Continue)
+            .map_err(|err| HookError::Failed(err.to_string()))
+    }
+}
+
 impl<E: Event> HookOutput<E> for () {
     fn into_verdict(self) -> Verdict {
         Ok(Decision::Continue)

@@ -11,7 +11,7 @@ pub use linkme;
 pub use crate::failure::OnError;
 pub use crate::hook::BoxFuture;
 pub use crate::matcher::Matcher;
-pub use crate::output::{HookOutput, Verdict};
+pub use crate::output::{HookOutput, ObserverOutput, Verdict};
 pub use crate::registry::{
     __HOOKS_CORE_V1_POST_TOOL_USE, __HOOKS_CORE_V1_PRE_MODEL_REQUEST, __HOOKS_CORE_V1_PRE_TOOL_USE,
     __HOOKS_CORE_V1_SESSION_END, __HOOKS_CORE_V1_SESSION_START, __HOOKS_CORE_V1_STOP,
@@ -30,16 +30,29 @@ use crate::event::Event;
 )]
 pub trait ContextOf<E> {
     fn cast(ctx: &mut E) -> &mut Self;
+    fn cast_ref(ctx: &E) -> &Self;
 }
 
 impl<E: Event> ContextOf<E> for E {
     fn cast(ctx: &mut E) -> &mut Self {
         ctx
     }
+
+    fn cast_ref(ctx: &E) -> &Self {
+        ctx
+    }
 }
 
 pub fn context<E, C: ContextOf<E> + ?Sized>(ctx: &mut E) -> &mut C {
     C::cast(ctx)
+}
+
+pub fn observed_context<E, C: ContextOf<E> + ?Sized>(ctx: &E) -> &C {
+    C::cast_ref(ctx)
+}
+
+pub fn observed<E: Event, R: ObserverOutput<E>>(value: R) -> Verdict {
+    value.into_verdict()
 }
 
 pub fn output<E: Event, R: HookOutput<E>>(value: R) -> Verdict {

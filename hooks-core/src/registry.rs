@@ -33,6 +33,9 @@ pub struct LinkedHook<C: 'static> {
 pub enum HookFn<C: 'static> {
     Sync(fn(&mut C) -> Verdict),
     Async(for<'a> fn(&'a mut C) -> BoxFuture<'a, Verdict>),
+    /// `observe` hooks see the context after the decision and cannot change it.
+    Observe(fn(&C) -> Verdict),
+    ObserveAsync(for<'a> fn(&'a C) -> BoxFuture<'a, Verdict>),
 }
 
 // Versioned, prefixed names: a user's own statics cannot collide with them,

@@ -51,6 +51,18 @@ pub(crate) async fn run<C: Event>(entry: &Entry<C>, ctx: &mut C) -> Verdict {
                 Err(error) => Err(error),
             }
         }
+        Runner::Observe(hook) => {
+            let _entered = span.enter();
+            catch(|| hook(ctx)).and_then(|verdict| verdict)
+        }
+        Runner::ObserveAsync(hook) => match catch(|| hook(ctx)) {
+            Ok(future) => guard(future, timeout).instrument(span.clone()).await,
+            Err(error) => Err(error),
+        },
+        Runner::ObserveRuntime(hook) => {
+            let _entered = span.enter();
+            catch(|| hook(ctx)).and_then(|verdict| verdict)
+        }
     };
     if let Some(started) = started {
         span.record("outcome", label(&verdict));

@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::context::{
     PostToolUse, PreModelRequest, PreToolUse, SessionEnd, SessionStart, Stop, UserPromptSubmit,
 };
-use crate::event::Event;
+use crate::event::{Event, EventKind};
 use crate::failure::OnError;
 use crate::hook::{BoxFuture, RuntimeHook};
 use crate::matcher::Matcher;
@@ -53,6 +53,7 @@ pub(crate) struct HookMeta {
     pub(crate) on_error: OnError,
     pub(crate) timeout: Option<Duration>,
     pub(crate) asynchronous: bool,
+    pub(crate) observer: bool,
     pub(crate) origin: Origin,
 }
 
@@ -60,6 +61,19 @@ pub(crate) enum Runner<C: 'static> {
     Sync(fn(&mut C) -> Verdict),
     Async(for<'a> fn(&'a mut C) -> BoxFuture<'a, Verdict>),
     Runtime(Arc<dyn RuntimeHook<C>>),
+    Observe(fn(&C) -> Verdict),
+    ObserveAsync(for<'a> fn(&'a C) -> BoxFuture<'a, Verdict>),
+    ObserveRuntime(Arc<dyn Fn(&C) -> Verdict + Send + Sync>),
+}
+
+impl<C> Runner<C> {
+    /// Whether this runs after the decision, as an observer.
+    pub(crate) fn observes(&self) -> bool {
+        matches!(
+            self,
+            Runner::Observe(_) | Runner::ObserveAsync(_) | Runner::ObserveRuntime(_)
+        )
+    }
 }
 
 #[doc(hidden)]
@@ -70,9 +84,11 @@ pub(crate) struct Entry<C: 'static> {
 
 impl<C: Event> Entry<C> {
     pub(crate) fn linked(hook: &'static LinkedHook<C>) -> Self {
-        let (runner, asynchronous) = match hook.run {
+        let (runner, asynchronous): (Runner<C>, bool) = match hook.run {
             HookFn::Sync(f) => (Runner::Sync(f), false),
             HookFn::Async(f) => (Runner::Async(f), true),
+            HookFn::Observe(f) => (Runner::Observe(f), false),
+            HookFn::ObserveAsync(f) => (Runner::ObserveAsync(f), true),
         };
         Entry {
             meta: HookMeta {
@@ -80,9 +96,10 @@ impl<C: Event> Entry<C> {
                 priority: hook.priority,
                 group: hook.group.map(Cow::Borrowed),
                 matcher: hook.matcher.clone(),
-                on_error: hook.on_error.unwrap_or(C::KIND.default_on_error()),
+                on_error: on_error(&runner, hook.on_error, C::KIND),
                 timeout: hook.timeout,
                 asynchronous,
+                observer: runner.observes(),
                 origin: Origin::Linked {
                     file: hook.file,
                     line: hook.line,
@@ -101,6 +118,20 @@ impl<C: Event> Entry<C> {
     }
 }
 
+/// A hook's failure policy: observers always fail open (they run after the
+/// decision); others as they say, or as their event does by default.
+pub(crate) fn on_error<C>(
+    runner: &Runner<C>,
+    declared: Option<OnError>,
+    event: EventKind,
+) -> OnError {
+    if runner.observes() {
+        OnError::Continue
+    } else {
+        declared.unwrap_or(event.default_on_error())
+    }
+}
+
 #[doc(hidden)]
 pub struct Table<C: 'static> {
     pub(crate) entries: Vec<Entry<C>>,
@@ -115,10 +146,15 @@ impl<C> Default for Table<C> {
 }
 
 impl<C> Table<C> {
-    /// Sorts by (priority, name): the order is fixed whatever the link order.
+    /// Sorts in dispatch order: the chain by (priority, name), then the
+    /// observers by (priority, name). Fixed whatever the link order.
     pub(crate) fn sort(&mut self) {
-        self.entries
-            .sort_by(|a, b| (a.meta.priority, &a.meta.name).cmp(&(b.meta.priority, &b.meta.name)));
+        self.entries.sort_by(|a, b| {
+            let key = |entry: &Entry<C>| (entry.meta.observer, entry.meta.priority);
+            key(a)
+                .cmp(&key(b))
+                .then_with(|| a.meta.name.cmp(&b.meta.name))
+        });
     }
 }
 

@@ -130,8 +130,7 @@ impl ToolHandle {
         }
         let started = Instant::now();
         let result = tool(pre.args()).await.map_err(|error| error.to_string());
-        let mut post = PostToolUse::new(session, self.tool.clone(), pre.args().clone(), result)
-            .with_duration(started.elapsed());
+        let mut post = PostToolUse::after(&pre, result).with_duration(started.elapsed());
         let _ = self.dispatch(&mut post).await;
         ToolRun {
             pre,

@@ -6,13 +6,14 @@ use syn::parse::Parser;
 use syn::{Expr, ExprLit, ExprUnary, Lit, LitStr, Path, Token, UnOp};
 
 /// Every argument, in the order the docs list them.
-const KEYS: [&str; 7] = [
+const KEYS: [&str; 8] = [
     "priority",
     "matches",
     "name",
     "group",
     "timeout_ms",
     "on_error",
+    "observe",
     "crate",
 ];
 
@@ -30,6 +31,8 @@ pub(crate) struct Args {
     pub(crate) group: Option<Spanned<LitStr>>,
     pub(crate) timeout_ms: Option<Spanned<u64>>,
     pub(crate) on_error: Option<Spanned<OnError>>,
+    /// `observe`: a flag, so only its span.
+    pub(crate) observe: Option<Span>,
     pub(crate) krate: Option<Spanned<Path>>,
 }
 
@@ -57,17 +60,30 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Args {
             .path
             .get_ident()
             .map_or_else(Span::call_site, syn::Ident::span);
-        if !meta.input.peek(Token![=]) {
-            errors.push(syn::Error::new(
-                key_span,
-                format!("`{key_name}` takes a value: {}", example(key_name)),
-            ));
-            return skip_value(&meta);
-        }
         if seen[index].replace(key_span).is_some() {
             errors.push(syn::Error::new(
                 key_span,
                 format!("`{key_name}` is given twice; keep one"),
+            ));
+            return skip_value(&meta);
+        }
+        if key_name == "observe" {
+            // Taken as meant even when misspelled, so the signature check
+            // does not add a second, confusing error.
+            args.observe = Some(key_span);
+            if meta.input.peek(Token![=]) {
+                errors.push(syn::Error::new(
+                    key_span,
+                    "`observe` is a flag and takes no value: write `observe`",
+                ));
+                return skip_value(&meta);
+            }
+            return Ok(());
+        }
+        if !meta.input.peek(Token![=]) {
+            errors.push(syn::Error::new(
+                key_span,
+                format!("`{key_name}` takes a value: {}", example(key_name)),
             ));
             return skip_value(&meta);
         }
@@ -140,6 +156,7 @@ fn example(key: &str) -> &'static str {
         "group" => "`group = \"db\"`",
         "timeout_ms" => "`timeout_ms = 500`",
         "on_error" => "`on_error = \"deny\"` or `on_error = \"continue\"`",
+        "observe" => "`observe`",
         _ => "`crate = my_crate::hooks_core`",
     }
 }

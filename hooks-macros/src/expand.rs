@@ -23,7 +23,7 @@ pub(crate) fn expand_with(event: Event, args: TokenStream, item: &TokenStream) -
     let mut errors = Errors::default();
     let args = args::parse(args, &mut errors);
     check_args(event, &args, &item, &mut errors);
-    let signature = signature::check(event, &item, &mut errors);
+    let signature = signature::check(event, args.observe.is_some(), &item, &mut errors);
     match (errors.into_result(), signature) {
         (Ok(()), Some(signature)) => {
             let registration = registration(event, &args, &item, &signature);
@@ -70,6 +70,14 @@ fn check_args(event: Event, args: &Args, item: &ItemFn, errors: &mut Errors) {
             ));
     }
     if let Some(on_error) = &args.on_error
+        && on_error.value == OnError::Deny
+        && args.observe.is_some()
+    {
+        errors.push(syn::Error::new(
+            on_error.key,
+            "`on_error = \"deny\"` is not possible on an observer: observers run after the decision, so a failing one is logged",
+        ));
+    } else if let Some(on_error) = &args.on_error
         && on_error.value == OnError::Deny
         && !event.can_block()
     {
@@ -135,37 +143,13 @@ fn registration(
     let file = quote_spanned!(location=> ::core::file!());
     let line = quote_spanned!(location=> ::core::line!());
 
-    // Spanned on the user's tokens: a wrong context type or return type is
-    // reported on the parameter or the return type, in our words.
-    let context_span = syn::spanned::Spanned::span(signature.context);
-    let cast = quote_spanned!(context_span=> #private::context::<#context, _>(ctx));
-    let output = quote_spanned!(signature.output_span=> #private::output::<#context, _>);
-    let (run, wrapper) = match signature.asyncness {
-        None => (
-            quote!(#private::HookFn::Sync(__hooks_core_run)),
-            quote! {
-                fn __hooks_core_run(ctx: &mut #context) -> #private::Verdict {
-                    #output(#function(#cast))
-                }
-            },
-        ),
-        Some(async_span) => {
-            // Spanned on the user's `async`, path included: a non-`Send`
-            // future is reported there rather than on the attribute.
-            let boxed = respan(quote!(#private::boxed), async_span);
-            let future = quote_spanned! {async_span=>
-                #boxed(async move { #output(#function(#cast).await) })
-            };
-            (
-                quote!(#private::HookFn::Async(__hooks_core_run)),
-                quote! {
-                    fn __hooks_core_run<'ctx>(ctx: &'ctx mut #context) -> #private::BoxFuture<'ctx, #private::Verdict> {
-                        #future
-                    }
-                },
-            )
-        }
-    };
+    let (run, wrapper) = wrapper(
+        &private,
+        &context,
+        args.observe.is_some(),
+        &item.sig.ident,
+        signature,
+    );
 
     quote! {
         const _: () = {
@@ -184,6 +168,62 @@ fn registration(
             };
             #wrapper
         };
+    }
+}
+
+/// The function the dispatcher calls, adapting the user's, and the `HookFn`
+/// variant holding it.
+fn wrapper(
+    private: &TokenStream,
+    context: &TokenStream,
+    observe: bool,
+    function: &syn::Ident,
+    signature: &HookSignature<'_>,
+) -> (TokenStream, TokenStream) {
+    // Spanned on the user's tokens: a wrong context type or return type is
+    // reported on the parameter or the return type, in our words.
+    let context_span = syn::spanned::Spanned::span(signature.context);
+    let (cast, output, sync, asynchronous) = if observe {
+        (
+            quote_spanned!(context_span=> #private::observed_context::<#context, _>(ctx)),
+            quote_spanned!(signature.output_span=> #private::observed::<#context, _>),
+            quote!(Observe),
+            quote!(ObserveAsync),
+        )
+    } else {
+        (
+            quote_spanned!(context_span=> #private::context::<#context, _>(ctx)),
+            quote_spanned!(signature.output_span=> #private::output::<#context, _>),
+            quote!(Sync),
+            quote!(Async),
+        )
+    };
+    let mutability = (!observe).then(|| quote!(mut));
+    match signature.asyncness {
+        None => (
+            quote!(#private::HookFn::#sync(__hooks_core_run)),
+            quote! {
+                fn __hooks_core_run(ctx: & #mutability #context) -> #private::Verdict {
+                    #output(#function(#cast))
+                }
+            },
+        ),
+        Some(async_span) => {
+            // Spanned on the user's `async`, path included: a non-`Send`
+            // future is reported there rather than on the attribute.
+            let boxed = respan(quote!(#private::boxed), async_span);
+            let future = quote_spanned! {async_span=>
+                #boxed(async move { #output(#function(#cast).await) })
+            };
+            (
+                quote!(#private::HookFn::#asynchronous(__hooks_core_run)),
+                quote! {
+                    fn __hooks_core_run<'ctx>(ctx: &'ctx #mutability #context) -> #private::BoxFuture<'ctx, #private::Verdict> {
+                        #future
+                    }
+                },
+            )
+        }
     }
 }
 

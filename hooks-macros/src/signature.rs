@@ -21,13 +21,15 @@ pub(crate) struct HookSignature<'a> {
 
 pub(crate) fn check<'a>(
     event: Event,
+    observe: bool,
     item: &'a ItemFn,
     errors: &mut Errors,
 ) -> Option<HookSignature<'a>> {
     let sig = &item.sig;
     let mut problems = Errors::default();
     let mut fail = |error: syn::Error| problems.push(error);
-    let expected = format!("`ctx: &mut {}`", event.context());
+    let borrow = if observe { "&" } else { "&mut " };
+    let expected = format!("`ctx: {borrow}{}`", event.context());
 
     if let Safety::Unsafe(token) = &sig.safety {
         fail(syn::Error::new(
@@ -71,10 +73,20 @@ pub(crate) fn check<'a>(
             format!("a hook is a free function and cannot take `self`; take {expected} instead"),
         )),
         Some(FnArg::Typed(arg)) => match &*arg.ty {
-            Type::Reference(reference) if reference.mutability.is_none() => fail(syn::Error::new(
-                reference.and_token.span,
-                format!("the context must be borrowed mutably: {expected}"),
-            )),
+            Type::Reference(reference) if reference.mutability.is_none() && !observe => {
+                fail(syn::Error::new(
+                    reference.and_token.span,
+                    format!("the context must be borrowed mutably: {expected}"),
+                ));
+            }
+            Type::Reference(reference) if observe && reference.mutability.is_some() => {
+                fail(syn::Error::new_spanned(
+                    reference.mutability,
+                    format!(
+                        "an observer runs after the decision and cannot change the call: take {expected}"
+                    ),
+                ));
+            }
             Type::Reference(reference) if matches!(&*reference.elem, Type::ImplTrait(_)) => {
                 fail(syn::Error::new_spanned(
                     &reference.elem,

@@ -109,6 +109,7 @@ fn the_json_has_every_field() {
             "on_error": "continue",
             "timeout_ms": null,
             "asynchronous": false,
+            "observer": false,
             "origin": {"kind": "linked", "file": "tests/tests/describe.rs", "line": AUDITED_LINE},
         })
     );

@@ -71,6 +71,15 @@ macro_rules! context {
             pub fn approvals(&self) -> &[$crate::ApprovalRecord] {
                 self.trail.approvals()
             }
+
+            /// For `observe` hooks: the denial that ended the chain, if one did.
+            ///
+            /// Observers run after the decision, so they can record it; to
+            /// every other hook (and after dispatch) this is `None`: the
+            /// outcome is what `dispatch` returns.
+            pub fn denial(&self) -> Option<&$crate::Denial> {
+                self.trail.denial()
+            }
         }
     };
     (@tool_call) => {

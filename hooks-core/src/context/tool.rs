@@ -4,7 +4,8 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::Trail;
+use super::{Rewrite, Trail};
+use crate::ApprovalRecord;
 use crate::Session;
 
 /// The context of `#[pre_tool_use]` hooks: a tool is about to run.
@@ -90,8 +91,18 @@ pub struct PostToolUse {
         skip_serializing_if = "Option::is_none"
     )]
     duration: Option<Duration>,
+    /// What the pre-tool-use hooks did to this call, for audit.
+    #[serde(skip)]
+    before: Before,
     #[serde(skip)]
     trail: Trail,
+}
+
+/// What pre-tool-use hooks did to a call, carried into its `PostToolUse`.
+#[derive(Debug, Default)]
+struct Before {
+    rewrites: Vec<Rewrite>,
+    approvals: Vec<ApprovalRecord>,
 }
 
 #[allow(clippy::ref_option)] // the signature `serialize_with` calls
@@ -120,8 +131,33 @@ impl PostToolUse {
             args,
             result,
             duration: None,
+            before: Before::default(),
             trail: Trail::default(),
         }
+    }
+
+    /// The context for the call `pre` allowed, which returned `result`: same
+    /// session, tool and (final) arguments, and the record of what the
+    /// pre-tool-use hooks did ([`pre_rewrites`](Self::pre_rewrites),
+    /// [`pre_approvals`](Self::pre_approvals)), so one observer can audit the whole call.
+    pub fn after(pre: &PreToolUse, result: Result<Value, String>) -> Self {
+        PostToolUse {
+            before: Before {
+                rewrites: pre.rewrites().to_vec(),
+                approvals: pre.approvals().to_vec(),
+            },
+            ..PostToolUse::new(pre.session(), pre.tool.clone(), pre.args.clone(), result)
+        }
+    }
+
+    /// The rewrites pre-tool-use hooks made, when built with [`after`](Self::after).
+    pub fn pre_rewrites(&self) -> &[Rewrite] {
+        &self.before.rewrites
+    }
+
+    /// The approvals pre-tool-use hooks asked for, when built with [`after`](Self::after).
+    pub fn pre_approvals(&self) -> &[ApprovalRecord] {
+        &self.before.approvals
     }
 
     /// Records how long the tool ran.

@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::approval::ApprovalRecord;
 use crate::failure::HookError;
 use crate::name::HookName;
+use crate::outcome::Denial;
 
 /// The default budget for context injected by all hooks of one event: 10 KiB.
 pub const DEFAULT_INJECTION_BUDGET: usize = 10 * 1024;
@@ -150,9 +151,23 @@ pub struct Trail {
     injected: Injected,
     failures: Vec<HookFailure>,
     approvals: Vec<ApprovalRecord>,
+    /// How the chain ended, while observers run.
+    denial: Option<Denial>,
 }
 
 impl Trail {
+    pub(crate) fn set_denial(&mut self, denial: Option<Denial>) {
+        self.denial = denial;
+    }
+
+    pub(crate) fn take_denial(&mut self) -> Option<Denial> {
+        self.denial.take()
+    }
+
+    pub(crate) fn denial(&self) -> Option<&Denial> {
+        self.denial.as_ref()
+    }
+
     pub(crate) fn enter(&mut self, hook: &HookName) {
         self.current = Some(hook.clone());
     }

@@ -35,6 +35,17 @@ fn pre(_ctx: &mut PreToolUse) -> Result<Decision, PolicyError> {
     Ok(Decision::Continue)
 }
 
+#[pre_tool_use(observe, matches = "sql_*")]
+fn audit(ctx: &PreToolUse) -> Result<(), PolicyError> {
+    let _ = ctx.denial();
+    Ok(())
+}
+
+#[post_tool_use(observe, timeout_ms = 100)]
+async fn audit_after(ctx: &PostToolUse) {
+    let _ = ctx.pre_rewrites();
+}
+
 #[post_tool_use(matches = "*", on_error = "continue")]
 fn post<'a>(ctx: &'a mut PostToolUse) {
     let _ = ctx.result_mut();
@@ -52,5 +63,5 @@ fn end(_: &mut SessionEnd) -> Result<(), std::io::Error> {
 
 fn main() {
     let hooks = Hooks::builder().build().unwrap();
-    assert_eq!(hooks.describe().hooks().len(), 7);
+    assert_eq!(hooks.describe().hooks().len(), 9);
 }
