@@ -7,13 +7,13 @@ use std::pin::pin;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use tracing::Instrument;
 use tracing::field::Empty;
+use tracing::{Instrument, Span};
 
 use crate::decision::Decision;
 use crate::event::Event;
 use crate::failure::HookError;
-use crate::hook::HookCall;
+use crate::hook::{BoxFuture, HookCall};
 use crate::output::Verdict;
 use crate::table::{Entry, Runner};
 
@@ -30,14 +30,11 @@ pub(crate) async fn run<C: Event>(entry: &Entry<C>, ctx: &mut C) -> Verdict {
     let started = (!span.is_disabled()).then(Instant::now);
     let timeout = entry.meta.timeout;
     let verdict = match &entry.runner {
-        Runner::Sync(hook) => {
-            let _entered = span.enter();
-            catch(|| hook(ctx)).and_then(|verdict| verdict)
-        }
-        Runner::Async(hook) => match catch(|| hook(ctx)) {
-            Ok(future) => guard(future, timeout).instrument(span.clone()).await,
-            Err(error) => Err(error),
-        },
+        Runner::Sync(hook) => in_span(&span, || hook(ctx)),
+        Runner::Observe(hook) => in_span(&span, || hook(ctx)),
+        Runner::ObserveRuntime(hook) => in_span(&span, || hook(ctx)),
+        Runner::Async(hook) => awaited(&span, timeout, || hook(ctx)).await,
+        Runner::ObserveAsync(hook) => awaited(&span, timeout, || hook(ctx)).await,
         Runner::Runtime(hook) => {
             let call = {
                 let _entered = span.enter();
@@ -51,18 +48,6 @@ pub(crate) async fn run<C: Event>(entry: &Entry<C>, ctx: &mut C) -> Verdict {
                 Err(error) => Err(error),
             }
         }
-        Runner::Observe(hook) => {
-            let _entered = span.enter();
-            catch(|| hook(ctx)).and_then(|verdict| verdict)
-        }
-        Runner::ObserveAsync(hook) => match catch(|| hook(ctx)) {
-            Ok(future) => guard(future, timeout).instrument(span.clone()).await,
-            Err(error) => Err(error),
-        },
-        Runner::ObserveRuntime(hook) => {
-            let _entered = span.enter();
-            catch(|| hook(ctx)).and_then(|verdict| verdict)
-        }
     };
     if let Some(started) = started {
         span.record("outcome", label(&verdict));
@@ -72,6 +57,24 @@ pub(crate) async fn run<C: Event>(entry: &Entry<C>, ctx: &mut C) -> Verdict {
         );
     }
     verdict
+}
+
+/// Runs a sync hook inside its span.
+fn in_span(span: &Span, hook: impl FnOnce() -> Verdict) -> Verdict {
+    let _entered = span.enter();
+    catch(hook).and_then(|verdict| verdict)
+}
+
+/// Creates an async hook's future and awaits it, within its timeout, in its span.
+async fn awaited<'a>(
+    span: &Span,
+    timeout: Option<Duration>,
+    hook: impl FnOnce() -> BoxFuture<'a, Verdict>,
+) -> Verdict {
+    match catch(hook) {
+        Ok(future) => guard(future, timeout).instrument(span.clone()).await,
+        Err(error) => Err(error),
+    }
 }
 
 fn label(verdict: &Verdict) -> &'static str {
