@@ -177,6 +177,9 @@ fn parse_priority(input: syn::parse::ParseStream<'_>) -> syn::Result<i32> {
             }) => (true, int),
             _ => return Err(not_an_integer(&expr)),
         },
+        // "First of all" and "last of all", spelled as users would.
+        Expr::Path(path) if path_is(&path.path, "MIN") => return Ok(i32::MIN),
+        Expr::Path(path) if path_is(&path.path, "MAX") => return Ok(i32::MAX),
         _ => return Err(not_an_integer(&expr)),
     };
     let magnitude: i64 = literal
@@ -187,10 +190,16 @@ fn parse_priority(input: syn::parse::ParseStream<'_>) -> syn::Result<i32> {
         .map_err(|_| syn::Error::new_spanned(&expr, "`priority` must fit in an `i32`"))
 }
 
+/// Whether `path` is `i32::<name>` (or `core::i32::<name>`, `std::i32::<name>`).
+fn path_is(path: &Path, name: &str) -> bool {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    matches!(segments.as_slice(), [.., ty, last] if ty == "i32" && last == name)
+}
+
 fn not_an_integer(expr: &Expr) -> syn::Error {
     syn::Error::new_spanned(
         expr,
-        "`priority` takes an integer literal, like `priority = 5` or `priority = -10` (lower runs earlier)",
+        "`priority` takes an integer literal, like `priority = 5` or `priority = -10` (lower runs earlier), or `i32::MIN` / `i32::MAX`",
     )
 }
 

@@ -1,6 +1,8 @@
 //! Helpers shared by the behaviour tests: a minimal executor for sync-only
-//! dispatch (it allocates nothing, so the allocation test can use it) and a
-//! capture of `tracing` output.
+//! dispatch (it allocates nothing, so the allocation test can use it), a
+//! capture of `tracing` output, and a counting allocator.
+
+pub mod alloc;
 
 use std::cell::RefCell;
 use std::future::Future;

@@ -3,46 +3,12 @@
 //! hooks continue, deny, or are skipped by their matcher. Counted with a
 //! global allocator that counts this thread's allocations.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use hooks_core::prelude::*;
+use hooks_tests::alloc::{Counting, allocations_during};
 use hooks_tests::block_on;
-
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-#[allow(unsafe_code)] // a global allocator is an unsafe trait; this one only counts and delegates
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.with(|count| count.set(count.get() + 1));
-        // SAFETY: the caller's contract is passed on unchanged.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.with(|count| count.set(count.get() + 1));
-        // SAFETY: as above.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
-
-fn allocations_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let before = ALLOCATIONS.with(Cell::get);
-    let value = f();
-    (value, ALLOCATIONS.with(Cell::get) - before)
-}
 
 #[pre_tool_use(priority = -1)]
 fn looks_at_every_call(ctx: &mut PreToolUse) -> Decision {

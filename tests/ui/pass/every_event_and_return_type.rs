@@ -13,7 +13,7 @@ impl fmt::Display for PolicyError {
     }
 }
 
-#[session_start]
+#[session_start(priority = core::i32::MIN)]
 fn start(ctx: &mut SessionStart) {
     ctx.inject("hello");
 }
@@ -51,7 +51,7 @@ fn post<'a>(ctx: &'a mut PostToolUse) {
     let _ = ctx.result_mut();
 }
 
-#[stop(on_error = "deny")]
+#[stop(on_error = "deny", priority = i32::MAX)]
 fn stop(ctx: &mut Stop) -> Decision {
     if ctx.stop_hook_active() { Decision::Continue } else { Decision::deny("keep going") }
 }

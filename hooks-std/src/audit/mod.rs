@@ -1,0 +1,234 @@
+//! **audit-log**: one record per tool call — allowed or denied — with who,
+//! what, the decision and the hook that made it, every rewrite and who made
+//! it, approvals and who answered, duration and result size; secrets redacted.
+//!
+//! Records go to a [`Sink`]: by default a JSON Lines file
+//! ([`JsonLinesFile`]; `hooks-audit.jsonl`, or the path in `HOOKS_AUDIT_LOG`),
+//! written so that concurrent writers never interleave or tear a line and a
+//! crash loses at most the record being written. [`TracingSink`] sends them
+//! to `tracing` instead.
+//!
+//! Three hooks do it: `audit::denied` observes `PreToolUse` and records calls a
+//! hook denied; `audit::completed` observes `PostToolUse` and records calls
+//! that ran (use [`ToolHandle::run`](hooks_core::ToolHandle::run) or
+//! [`PostToolUse::after`](hooks_core::PostToolUse::after) so it sees the
+//! pre-hooks' rewrites and approvals); `audit::gate`, last in the
+//! `PreToolUse` chain, refuses calls while the audit log cannot be written —
+//! unless [`OnFailure::Continue`] says to go on with an error event instead.
+//! A record of a call that already ran cannot stop that call: a failed write
+//! is an error event, and the gate closes for the calls after it.
+//!
+//! ```no_run
+//! use hooks_std::audit::{self, Audit, Durability};
+//!
+//! audit::configure(Audit {
+//!     path: "/var/log/agent/audit.jsonl".into(),
+//!     durability: Durability::Sync,
+//!     ..Audit::default()
+//! })?;
+//! # Ok::<(), hooks_std::ConfigError>(())
+//! ```
+
+mod record;
+mod sink;
+
+use std::path::PathBuf;
+use std::sync::{Mutex, PoisonError};
+
+use hooks_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+pub use record::{AuditRecord, Decision as RecordedDecision};
+pub use sink::{Durability, JsonLinesFile, Sink, TracingSink};
+
+use crate::config::ConfigError;
+use crate::redact::{DEFAULT_KEYS, DEFAULT_PREFIXES, Redactor};
+use crate::setting::Setting;
+
+static AUDITOR: Setting<Auditor> = Setting::new();
+
+/// Replaces the auditor the `audit-log` hooks use.
+pub fn install(auditor: Auditor) {
+    AUDITOR.set(auditor);
+}
+
+/// Opens the configured file and installs it; an unwritable path is refused
+/// and nothing changes.
+pub fn configure(config: Audit) -> Result<(), ConfigError> {
+    install(Auditor::from_config(config)?);
+    Ok(())
+}
+
+/// Configuration of the audit log (the `[audit_log]` table of a config file).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Audit {
+    /// The JSON Lines file.
+    pub path: PathBuf,
+    /// How durable each record is before the call goes on.
+    pub durability: Durability,
+    /// What happens to calls while the audit log cannot be written.
+    pub on_failure: OnFailure,
+    /// Sensitive key terms (see [`Redactor`]).
+    pub redact_keys: Vec<String>,
+    /// Credential prefixes (see [`Redactor`]).
+    pub redact_prefixes: Vec<String>,
+}
+
+impl Default for Audit {
+    fn default() -> Self {
+        Audit {
+            path: std::env::var_os("HOOKS_AUDIT_LOG")
+                .map_or_else(|| "hooks-audit.jsonl".into(), PathBuf::from),
+            durability: Durability::default(),
+            on_failure: OnFailure::default(),
+            redact_keys: DEFAULT_KEYS.map(str::to_owned).to_vec(),
+            redact_prefixes: DEFAULT_PREFIXES.map(str::to_owned).to_vec(),
+        }
+    }
+}
+
+/// What happens to calls while the audit log cannot be written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnFailure {
+    /// Refuse them: no call runs unrecorded (fail-closed).
+    #[default]
+    Deny,
+    /// Let them run, with an ERROR event for each record lost.
+    Continue,
+}
+
+/// A sink, a redactor and a failure policy; remembers whether the last write failed.
+pub struct Auditor {
+    sink: Box<dyn Sink>,
+    redactor: Redactor,
+    on_failure: OnFailure,
+    broken: Mutex<Option<String>>,
+}
+
+impl Auditor {
+    /// An auditor writing to `sink`, failing closed, with the default redaction.
+    pub fn new(sink: impl Sink) -> Self {
+        Auditor {
+            sink: Box::new(sink),
+            redactor: Redactor::default(),
+            on_failure: OnFailure::Deny,
+            broken: Mutex::new(None),
+        }
+    }
+
+    /// Opens the configured file.
+    pub fn from_config(config: Audit) -> Result<Self, ConfigError> {
+        let file = JsonLinesFile::open(&config.path, config.durability).map_err(|error| {
+            ConfigError::new(
+                "audit-log",
+                format!(
+                    "cannot open the audit log `{}`: {error}",
+                    config.path.display()
+                ),
+            )
+        })?;
+        Ok(Auditor::new(file)
+            .on_failure(config.on_failure)
+            .redactor(Redactor::new(&config.redact_keys, config.redact_prefixes)))
+    }
+
+    /// Sets what happens to calls while records cannot be written.
+    #[must_use]
+    pub fn on_failure(mut self, on_failure: OnFailure) -> Self {
+        self.on_failure = on_failure;
+        self
+    }
+
+    /// Sets the redaction.
+    #[must_use]
+    pub fn redactor(mut self, redactor: Redactor) -> Self {
+        self.redactor = redactor;
+        self
+    }
+
+    /// Refuses the call if the audit log is broken and the policy is to deny.
+    pub fn gate(&self, _ctx: &PreToolUse) -> Decision {
+        match (
+            &*self.broken.lock().unwrap_or_else(PoisonError::into_inner),
+            self.on_failure,
+        ) {
+            (Some(error), OnFailure::Deny) => Decision::deny(format!(
+                "the audit log cannot be written ({error}), and no tool call runs unrecorded; \
+                 this clears as soon as a record is written again"
+            )),
+            _ => Decision::Continue,
+        }
+    }
+
+    /// Records `ctx` if a hook denied it.
+    pub fn record_denied(&self, ctx: &PreToolUse) {
+        if let Some(record) = AuditRecord::denied(ctx, &self.redactor) {
+            self.write(&record);
+        }
+    }
+
+    /// Records a call that ran.
+    pub fn record_completed(&self, ctx: &PostToolUse) {
+        self.write(&AuditRecord::completed(ctx, &self.redactor));
+    }
+
+    fn write(&self, record: &AuditRecord) {
+        let result = self.sink.write(record);
+        let mut broken = self.broken.lock().unwrap_or_else(PoisonError::into_inner);
+        match result {
+            Ok(()) => *broken = None,
+            Err(error) => {
+                tracing::error!(
+                    target: "hooks_std::audit",
+                    tool = record.tool,
+                    session = record.session,
+                    %error,
+                    "an audit record could not be written"
+                );
+                *broken = Some(error.to_string());
+            }
+        }
+    }
+}
+
+/// A sink that cannot be opened: every write fails with the reason.
+struct Unopened(String);
+
+impl Sink for Unopened {
+    fn write(&self, _: &AuditRecord) -> std::io::Result<()> {
+        Err(std::io::Error::other(self.0.clone()))
+    }
+}
+
+fn auditor() -> std::sync::Arc<Auditor> {
+    AUDITOR.get_or_init(|| {
+        Auditor::from_config(Audit::default()).unwrap_or_else(|error| {
+            let auditor = Auditor::new(Unopened(error.to_string()));
+            *auditor
+                .broken
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = Some(error.to_string());
+            auditor
+        })
+    })
+}
+
+/// Refuses calls while the audit log cannot be written (fail-closed).
+#[pre_tool_use(group = "hooks_std", priority = i32::MAX)]
+fn gate(ctx: &mut PreToolUse) -> Decision {
+    auditor().gate(ctx)
+}
+
+/// Records calls a hook denied.
+#[pre_tool_use(group = "hooks_std", observe)]
+fn denied(ctx: &PreToolUse) {
+    auditor().record_denied(ctx);
+}
+
+/// Records calls that ran.
+#[post_tool_use(group = "hooks_std", observe)]
+fn completed(ctx: &PostToolUse) {
+    auditor().record_completed(ctx);
+}

@@ -1,0 +1,142 @@
+//! One audit record per tool call.
+
+use std::io;
+use std::time::SystemTime;
+
+use hooks_core::context::Rewrite;
+use hooks_core::{ApprovalRecord, PostToolUse, PreToolUse, Session, Value};
+use serde::Serialize;
+
+use crate::redact::Redactor;
+
+/// What the audit log records about one tool call: who, what, the decision and
+/// who made it, what hooks changed, how long it took and how big the result was.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AuditRecord {
+    /// When the record was made (RFC 3339, UTC, milliseconds).
+    pub ts: String,
+    /// The session id.
+    pub session: String,
+    /// The agent id.
+    pub agent: String,
+    /// The parent agent, for sub-agents.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_agent: Option<String>,
+    /// The user, if known.
+    pub user: Option<String>,
+    /// The tool.
+    pub tool: String,
+    /// Its final arguments, secrets redacted.
+    pub args: Value,
+    /// `allowed` (the tool ran) or `denied`.
+    pub decision: Decision,
+    /// The hook that denied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<String>,
+    /// Why it denied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Each rewrite of the arguments (or result), with the hook that made it.
+    pub rewrites: Vec<Rewrite>,
+    /// Each approval asked for, with who answered.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub approvals: Vec<ApprovalRecord>,
+    /// How long the tool ran, if measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// The size of the result the model got, as compact JSON bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result_bytes: Option<u64>,
+    /// The tool's error, secrets redacted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The decision an [`AuditRecord`] records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// The tool ran.
+    Allowed,
+    /// A hook refused the call; the tool did not run.
+    Denied,
+}
+
+impl AuditRecord {
+    /// The record of a denied call; `None` if `ctx` was not denied.
+    pub fn denied(ctx: &PreToolUse, redactor: &Redactor) -> Option<Self> {
+        let denial = ctx.denial()?;
+        Some(AuditRecord {
+            decision: Decision::Denied,
+            decided_by: Some(denial.hook().to_string()),
+            reason: Some(denial.reason().to_owned()),
+            rewrites: ctx.rewrites().to_vec(),
+            approvals: ctx.approvals().to_vec(),
+            ..Self::base(ctx.session(), ctx.tool(), ctx.args(), redactor)
+        })
+    }
+
+    /// The record of a call that ran.
+    pub fn completed(ctx: &PostToolUse, redactor: &Redactor) -> Self {
+        let mut rewrites = ctx.pre_rewrites().to_vec();
+        rewrites.extend_from_slice(ctx.rewrites());
+        let (result_bytes, error) = match ctx.result() {
+            Ok(value) => (Some(json_bytes(value)), None),
+            Err(message) => (
+                None,
+                Some(
+                    redactor
+                        .redact_text(message)
+                        .unwrap_or_else(|| message.to_owned()),
+                ),
+            ),
+        };
+        AuditRecord {
+            decision: Decision::Allowed,
+            rewrites,
+            approvals: ctx.pre_approvals().to_vec(),
+            duration_ms: ctx
+                .duration()
+                .map(|duration| u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)),
+            result_bytes,
+            error,
+            ..Self::base(ctx.session(), ctx.tool(), ctx.args(), redactor)
+        }
+    }
+
+    fn base(session: &Session, tool: &str, args: &Value, redactor: &Redactor) -> Self {
+        AuditRecord {
+            ts: humantime::format_rfc3339_millis(SystemTime::now()).to_string(),
+            session: session.id().to_owned(),
+            agent: session.agent_id().to_owned(),
+            parent_agent: session.parent_agent_id().map(ToOwned::to_owned),
+            user: session.user_id().map(ToOwned::to_owned),
+            tool: tool.to_owned(),
+            args: redactor.redact(args),
+            decision: Decision::Allowed,
+            decided_by: None,
+            reason: None,
+            rewrites: Vec::new(),
+            approvals: Vec::new(),
+            duration_ms: None,
+            result_bytes: None,
+            error: None,
+        }
+    }
+}
+
+fn json_bytes(value: &Value) -> u64 {
+    struct Counter(u64);
+    impl io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            self.0 += bytes.len() as u64;
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    serde_json::to_writer(&mut counter, value).expect("writing to a counter cannot fail");
+    counter.0
+}

@@ -1,0 +1,78 @@
+//! Errors in a standard hook's configuration.
+
+use std::fmt;
+
+/// A standard hook's configuration was refused; nothing was changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    hook: &'static str,
+    message: String,
+}
+
+impl ConfigError {
+    pub(crate) fn new(hook: &'static str, message: impl Into<String>) -> Self {
+        ConfigError {
+            hook,
+            message: message.into(),
+        }
+    }
+
+    /// The standard hook whose configuration was refused, e.g. `read-only`.
+    pub fn hook(&self) -> &str {
+        self.hook
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} configuration: {}", self.hook, self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Compiles tool patterns, naming the setting and the pattern on error.
+#[cfg(any(feature = "read-only", feature = "truncate", feature = "rate-limit"))]
+pub(crate) fn matchers(
+    hook: &'static str,
+    setting: &str,
+    patterns: &[String],
+) -> Result<Vec<hooks_core::Matcher>, ConfigError> {
+    patterns
+        .iter()
+        .map(|pattern| {
+            hooks_core::Matcher::parse(pattern).map_err(|error| {
+                ConfigError::new(
+                    hook,
+                    format!("`{setting}`: bad pattern \"{pattern}\": {error}"),
+                )
+            })
+        })
+        .collect()
+}
+
+/// Durations written as `"30s"`, `"1m"`, `"1h 30m"`.
+#[cfg(any(feature = "rate-limit", feature = "audit-log"))]
+pub(crate) mod duration {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Duration, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        humantime::parse_duration(&text).map_err(|error| {
+            serde::de::Error::custom(format!(
+                "bad duration \"{text}\": {error} (write e.g. \"30s\", \"1m\")"
+            ))
+        })
+    }
+
+    pub(crate) fn serialize<S: Serializer>(
+        duration: &Duration,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&humantime::format_duration(*duration).to_string())
+    }
+}

@@ -1,0 +1,350 @@
+//! **rate-limit**: at most so many calls per window, per tool, per user, per
+//! session or per any metadata key; over the limit a call is denied with the
+//! time to wait.
+//!
+//! Rules are [GCRA](https://en.wikipedia.org/wiki/Generic_cell_rate_algorithm)
+//! limits: `max` calls per `per`, as a burst or spread out. A call must pass
+//! every rule whose `tools` pattern matches it; if a later rule refuses, the
+//! slots earlier rules granted are given back. The default: each user may
+//! call each tool 60 times a minute.
+//!
+//! Exact under concurrency: the store admits atomically per bucket, so no
+//! interleaving admits more calls than the limit. Buckets live in memory
+//! ([`MemoryStore`]) behind the [`Store`] trait, so a shared store can follow.
+//! An admitted call allocates nothing.
+//!
+//! ```
+//! use std::time::Duration;
+//! use hooks_core::prelude::*;
+//! use hooks_std::rate_limit::{By, RateLimit, RateLimiter, Rule};
+//!
+//! let limiter = RateLimiter::new(RateLimit {
+//!     rules: vec![Rule::new(2, Duration::from_secs(60)).tools("sql_*").by([By::User])],
+//! })
+//! .unwrap();
+//! let session = Session::new("s").with_user("dana");
+//! let mut call = || PreToolUse::new(&session, "sql_query", json!({}));
+//! assert_eq!(limiter.check(&call()), Decision::Continue);
+//! assert_eq!(limiter.check(&call()), Decision::Continue);
+//! let Decision::Deny(reason) = limiter.check(&call()) else { panic!() };
+//! assert!(reason.starts_with("rate limit reached: at most 2 calls per 1m for each user"));
+//! ```
+
+mod gcra;
+mod store;
+
+use std::borrow::Cow;
+use std::fmt::{self, Write as _};
+use std::sync::Arc;
+use std::time::Duration;
+
+use hooks_core::prelude::*;
+use hooks_core::{Matcher, ToolCall};
+use serde::{Deserialize, Serialize};
+
+pub use gcra::Limit;
+pub use store::{Clock, Key, MAX_KEY_PARTS, ManualClock, MemoryStore, MonotonicClock, Store};
+
+use crate::config::ConfigError;
+use crate::setting::Setting;
+
+static LIMITER: Setting<RateLimiter> = Setting::new();
+
+/// Replaces the limiter the `rate-limit` hook uses (its buckets start empty).
+pub fn install(limiter: RateLimiter) {
+    LIMITER.set(limiter);
+}
+
+/// Replaces the configuration, with a fresh in-memory store; bad rules are
+/// refused and nothing changes.
+pub fn configure(config: RateLimit) -> Result<(), ConfigError> {
+    install(RateLimiter::new(config)?);
+    Ok(())
+}
+
+/// Configuration of the rate limit (the `[rate_limit]` table of a config file).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RateLimit {
+    /// Every rule a call must pass.
+    pub rules: Vec<Rule>,
+}
+
+impl Default for RateLimit {
+    fn default() -> Self {
+        RateLimit {
+            rules: vec![Rule::new(60, Duration::from_secs(60))],
+        }
+    }
+}
+
+/// One limit: which calls, counted per what, how many per how long.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    /// Which tools the rule counts (a `matches` pattern; default `*`).
+    #[serde(default = "every_tool")]
+    pub tools: String,
+    /// What each bucket is per: e.g. `["user", "tool"]` is one bucket per
+    /// user and tool; `[]` is one bucket for all matching calls.
+    #[serde(default = "per_user_and_tool")]
+    pub by: Vec<By>,
+    /// How many calls.
+    pub max: u32,
+    /// In how long (`"1m"`, `"30s"`, `"1h"`).
+    #[serde(with = "crate::config::duration")]
+    pub per: Duration,
+}
+
+fn every_tool() -> String {
+    "*".to_owned()
+}
+
+fn per_user_and_tool() -> Vec<By> {
+    vec![By::User, By::Tool]
+}
+
+impl Rule {
+    /// `max` calls per `per`, for every tool, per user and tool.
+    pub fn new(max: u32, per: Duration) -> Self {
+        Rule {
+            tools: every_tool(),
+            by: per_user_and_tool(),
+            max,
+            per,
+        }
+    }
+
+    /// Counts only the tools matching `pattern`.
+    #[must_use]
+    pub fn tools(mut self, pattern: impl Into<String>) -> Self {
+        self.tools = pattern.into();
+        self
+    }
+
+    /// Keeps one bucket per combination of these.
+    #[must_use]
+    pub fn by(mut self, by: impl IntoIterator<Item = By>) -> Self {
+        self.by = by.into_iter().collect();
+        self
+    }
+}
+
+/// What a bucket is kept per.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum By {
+    /// The tool's name.
+    Tool,
+    /// The user id (calls without one share a bucket).
+    User,
+    /// The session id.
+    Session,
+    /// The agent id.
+    Agent,
+    /// A session metadata value, e.g. `{ metadata = "org_id" }`.
+    Metadata(String),
+}
+
+impl fmt::Display for By {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            By::Tool => f.write_str("tool"),
+            By::User => f.write_str("user"),
+            By::Session => f.write_str("session"),
+            By::Agent => f.write_str("agent"),
+            By::Metadata(key) => write!(f, "`{key}`"),
+        }
+    }
+}
+
+/// Rules, compiled, with the store and clock they count in.
+pub struct RateLimiter {
+    rules: Vec<CompiledRule>,
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+}
+
+struct CompiledRule {
+    matcher: Matcher,
+    by: Vec<By>,
+    limit: Limit,
+}
+
+/// The most rules a limiter takes (admitted rules are tracked in a bit set).
+const MAX_RULES: usize = 64;
+
+impl RateLimiter {
+    /// Checks and compiles the rules; counts in a fresh [`MemoryStore`] by the [`MonotonicClock`].
+    pub fn new(config: RateLimit) -> Result<Self, ConfigError> {
+        if config.rules.len() > MAX_RULES {
+            return Err(ConfigError::new(
+                "rate-limit",
+                format!("at most {MAX_RULES} rules"),
+            ));
+        }
+        let rules = config
+            .rules
+            .into_iter()
+            .enumerate()
+            .map(|(index, rule)| {
+                let at = |message: String| {
+                    ConfigError::new("rate-limit", format!("rule {}: {message}", index + 1))
+                };
+                if rule.max == 0 {
+                    return Err(at(
+                        "`max` is 0, which would refuse every call; remove the tool instead".into(),
+                    ));
+                }
+                if rule.per.is_zero() {
+                    return Err(at("`per` is zero; give a window such as \"1m\"".into()));
+                }
+                if rule.by.len() > MAX_KEY_PARTS {
+                    return Err(at(format!(
+                        "`by` has {} parts; at most {MAX_KEY_PARTS}",
+                        rule.by.len()
+                    )));
+                }
+                let matcher = Matcher::parse(&rule.tools)
+                    .map_err(|error| at(format!("bad pattern \"{}\": {error}", rule.tools)))?;
+                Ok(CompiledRule {
+                    matcher,
+                    by: rule.by,
+                    limit: Limit::new(rule.max, rule.per),
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(RateLimiter {
+            rules,
+            store: Arc::new(MemoryStore::default()),
+            clock: Arc::new(MonotonicClock),
+        })
+    }
+
+    /// Counts in `store` instead.
+    #[must_use]
+    pub fn with_store(mut self, store: impl Store) -> Self {
+        self.store = Arc::new(store);
+        self
+    }
+
+    /// Reads the time from `clock` instead.
+    #[must_use]
+    pub fn with_clock(mut self, clock: impl Clock) -> Self {
+        self.clock = Arc::new(clock);
+        self
+    }
+
+    /// Admits the call (counting it against every matching rule) or denies it
+    /// with the time to wait.
+    pub fn check(&self, ctx: &PreToolUse) -> Decision {
+        let call = ToolCall::new(ctx.tool(), ctx.args());
+        let now = self.clock.now();
+        let mut admitted: u64 = 0;
+        for (index, rule) in self.rules.iter().enumerate() {
+            if !rule.matcher.matches(call) {
+                continue;
+            }
+            match self.store.acquire(&rule.key(index, ctx), rule.limit, now) {
+                Ok(()) => admitted |= 1 << index,
+                Err(wait) => {
+                    self.give_back(admitted, ctx);
+                    return Decision::deny(rule.refusal(wait));
+                }
+            }
+        }
+        Decision::Continue
+    }
+
+    fn give_back(&self, admitted: u64, ctx: &PreToolUse) {
+        for (index, rule) in self.rules.iter().enumerate() {
+            if admitted & (1 << index) != 0 {
+                self.store.release(&rule.key(index, ctx), rule.limit);
+            }
+        }
+    }
+}
+
+impl CompiledRule {
+    fn key<'a>(&self, index: usize, ctx: &'a PreToolUse) -> Key<'a> {
+        let session = ctx.session();
+        Key::new(
+            index,
+            self.by.iter().map(|by| match by {
+                By::Tool => Cow::Borrowed(ctx.tool()),
+                By::User => Cow::Borrowed(session.user_id().unwrap_or("")),
+                By::Session => Cow::Borrowed(session.id()),
+                By::Agent => Cow::Borrowed(session.agent_id()),
+                By::Metadata(key) => match session.metadata_value(key) {
+                    None => Cow::Borrowed(""),
+                    Some(Value::String(text)) => Cow::Borrowed(text.as_str()),
+                    // Numbers and the like: their JSON text, marked so that
+                    // 7 and "7" are different buckets.
+                    Some(other) => Cow::Owned(format!("\0{other}")),
+                },
+            }),
+        )
+    }
+
+    fn refusal(&self, wait: Duration) -> String {
+        let mut text = format!("rate limit reached: at most {} for ", self.limit);
+        if self.by.is_empty() {
+            text.push_str("all matching calls together");
+        } else {
+            let parts: Vec<String> = self.by.iter().map(ToString::to_string).collect();
+            let _ = write!(text, "each {}", parts.join(" and "));
+        }
+        let _ = write!(text, " (tools `{}`)", self.matcher);
+        let millis = wait.as_millis().max(1);
+        let _ = write!(
+            text,
+            "; retry after {:.1}s (retry_after_ms={millis}) or call something else meanwhile",
+            wait.as_secs_f64()
+        );
+        text
+    }
+}
+
+/// Denies calls over the configured limits.
+#[pre_tool_use(group = "hooks_std", priority = 1000)]
+fn guard(ctx: &mut PreToolUse) -> Decision {
+    LIMITER
+        .get_or_init(|| {
+            RateLimiter::new(RateLimit::default()).expect("the default rules are valid")
+        })
+        .check(ctx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invalid_rules_are_refused_by_number() {
+        let error = |rule: Rule| {
+            RateLimiter::new(RateLimit {
+                rules: vec![Rule::new(1, Duration::from_secs(1)), rule],
+            })
+            .err()
+            .unwrap()
+            .to_string()
+        };
+        assert_eq!(
+            error(Rule::new(0, Duration::from_secs(1))),
+            "rate-limit configuration: rule 2: `max` is 0, which would refuse every call; remove the tool instead"
+        );
+        assert!(error(Rule::new(1, Duration::ZERO)).contains("`per` is zero"));
+        assert!(
+            error(Rule::new(1, Duration::from_secs(1)).tools("a*b"))
+                .contains("bad pattern \"a*b\"")
+        );
+        let too_many = Rule::new(1, Duration::from_secs(1)).by([
+            By::Tool,
+            By::User,
+            By::Session,
+            By::Agent,
+            By::Metadata("org".into()),
+        ]);
+        assert!(error(too_many).contains("at most 4"));
+    }
+}

@@ -1,0 +1,205 @@
+//! Where buckets live: in memory by default, behind [`Store`] so a shared
+//! store (Redis, a database) can hold them for many processes.
+
+use std::borrow::Cow;
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
+
+use hashbrown::{DefaultHashBuilder, Equivalent, HashMap};
+
+use super::Limit;
+
+/// The most parts a bucket key may have (`by = [...]` entries).
+pub const MAX_KEY_PARTS: usize = 4;
+
+/// Which bucket a call counts against: a rule, and the values of its `by` parts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Key<'a> {
+    rule: usize,
+    parts: [Cow<'a, str>; MAX_KEY_PARTS],
+    len: usize,
+}
+
+impl<'a> Key<'a> {
+    pub(crate) fn new(rule: usize, values: impl IntoIterator<Item = Cow<'a, str>>) -> Self {
+        let mut parts: [Cow<'a, str>; MAX_KEY_PARTS] = Default::default();
+        let mut len = 0;
+        for (slot, value) in parts.iter_mut().zip(values) {
+            *slot = value;
+            len += 1;
+        }
+        Key { rule, parts, len }
+    }
+
+    /// The rule's position in the configuration.
+    pub fn rule(&self) -> usize {
+        self.rule
+    }
+
+    /// The values of the rule's `by` parts, in order.
+    pub fn parts(&self) -> &[Cow<'a, str>] {
+        &self.parts[..self.len]
+    }
+}
+
+impl Hash for Key<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        hash_key(self.rule, self.parts().iter().map(|part| &**part), state);
+    }
+}
+
+/// The same hash for borrowed and owned keys, so lookups need no allocation.
+fn hash_key<'p, H: Hasher>(rule: usize, parts: impl Iterator<Item = &'p str>, state: &mut H) {
+    rule.hash(state);
+    for part in parts {
+        part.hash(state);
+    }
+}
+
+#[derive(Debug, PartialEq, Eq)]
+struct OwnedKey {
+    rule: usize,
+    parts: Box<[Box<str>]>,
+}
+
+impl Hash for OwnedKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        hash_key(self.rule, self.parts.iter().map(|part| &**part), state);
+    }
+}
+
+impl Equivalent<OwnedKey> for Key<'_> {
+    fn equivalent(&self, owned: &OwnedKey) -> bool {
+        self.rule == owned.rule
+            && self.len == owned.parts.len()
+            && self
+                .parts()
+                .iter()
+                .zip(&owned.parts)
+                .all(|(a, b)| **a == **b)
+    }
+}
+
+impl From<&Key<'_>> for OwnedKey {
+    fn from(key: &Key<'_>) -> Self {
+        OwnedKey {
+            rule: key.rule,
+            parts: key.parts().iter().map(|part| Box::from(&**part)).collect(),
+        }
+    }
+}
+
+/// Holds the buckets. Implementations must make [`acquire`](Store::acquire)
+/// atomic per key: two calls racing for the last slot cannot both get it.
+pub trait Store: Send + Sync + 'static {
+    /// Admits one call to `key`'s bucket under `limit` at `now`, or says how
+    /// long until a call would be admitted.
+    fn acquire(&self, key: &Key<'_>, limit: Limit, now: Duration) -> Result<(), Duration>;
+
+    /// Gives back a call `acquire` admitted that did not go ahead (a later rule refused it).
+    fn release(&self, key: &Key<'_>, limit: Limit);
+}
+
+/// The default store: buckets in this process's memory, in sharded maps.
+///
+/// A lookup of a known bucket allocates nothing; a bucket idle long enough to
+/// be full again is dropped when its shard grows past a few thousand buckets.
+pub struct MemoryStore {
+    shards: Box<[Mutex<HashMap<OwnedKey, u64>>]>,
+    hasher: DefaultHashBuilder,
+}
+
+const SHARDS: usize = 16;
+const SWEEP_ABOVE: usize = 4_096;
+
+impl Default for MemoryStore {
+    fn default() -> Self {
+        MemoryStore {
+            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            hasher: DefaultHashBuilder::default(),
+        }
+    }
+}
+
+impl MemoryStore {
+    fn shard(&self, key: &Key<'_>) -> &Mutex<HashMap<OwnedKey, u64>> {
+        let hash = self.hasher.hash_one(key);
+        &self.shards[usize::try_from(hash % SHARDS as u64).unwrap_or(0)]
+    }
+}
+
+impl Store for MemoryStore {
+    fn acquire(&self, key: &Key<'_>, limit: Limit, now: Duration) -> Result<(), Duration> {
+        let mut buckets = self
+            .shard(key)
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(tat) = buckets.get_mut(key) {
+            return limit.acquire(tat, now);
+        }
+        if buckets.len() >= SWEEP_ABOVE {
+            let now = u64::try_from(now.as_nanos()).unwrap_or(u64::MAX);
+            buckets.retain(|_, tat| *tat > now);
+        }
+        let mut tat = 0;
+        let admitted = limit.acquire(&mut tat, now);
+        buckets.insert(OwnedKey::from(key), tat);
+        admitted
+    }
+
+    fn release(&self, key: &Key<'_>, limit: Limit) {
+        let mut buckets = self
+            .shard(key)
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(tat) = buckets.get_mut(key) {
+            limit.release(tat);
+        }
+    }
+}
+
+/// Where the limiter reads the time.
+pub trait Clock: Send + Sync + 'static {
+    /// Time since some fixed point; must never go backwards.
+    fn now(&self) -> Duration;
+}
+
+/// The default clock: monotonic time since the first reading.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct MonotonicClock;
+
+impl Clock for MonotonicClock {
+    fn now(&self) -> Duration {
+        static START: OnceLock<Instant> = OnceLock::new();
+        START.get_or_init(Instant::now).elapsed()
+    }
+}
+
+/// A clock that moves only when told: for tests that must not depend on timing.
+#[derive(Debug)]
+pub struct ManualClock(Mutex<Duration>);
+
+impl ManualClock {
+    /// A clock reading `start`.
+    pub fn new(start: Duration) -> Self {
+        ManualClock(Mutex::new(start))
+    }
+
+    /// Moves the clock forward.
+    pub fn advance(&self, by: Duration) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) += by;
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> Duration {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl<C: Clock> Clock for std::sync::Arc<C> {
+    fn now(&self) -> Duration {
+        (**self).now()
+    }
+}

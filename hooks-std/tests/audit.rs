@@ -1,0 +1,217 @@
+//! The audit log: what a record holds, redaction, concurrent writers, an
+//! unwritable path, and both failure policies.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use hooks_core::prelude::*;
+use hooks_std::audit::{Audit, AuditRecord, Auditor, Durability, JsonLinesFile, OnFailure, Sink};
+
+hooks_core::link!(hooks_std);
+
+fn temp_path(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hooks-std-audit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| line.parse().expect("every line is JSON"))
+        .collect()
+}
+
+#[pre_tool_use(group = "audited", matches = "drop_table")]
+fn no_drops(_: &mut PreToolUse) -> Decision {
+    Decision::deny("dropping tables is not allowed")
+}
+
+#[pre_tool_use(group = "audited", matches = "http_get")]
+fn pin_host(ctx: &mut PreToolUse) {
+    ctx.args_mut()["host"] = json!("api.internal");
+}
+
+#[tokio::test]
+async fn every_call_is_recorded_once_with_who_what_and_why() {
+    let path = temp_path("calls.jsonl");
+    hooks_std::audit::configure(Audit {
+        path: path.clone(),
+        ..Audit::default()
+    })
+    .unwrap();
+    let hooks = Hooks::builder()
+        .only([
+            "audit::no_drops",
+            "audit::pin_host",
+            "hooks_std::audit::gate",
+            "hooks_std::audit::denied",
+            "hooks_std::audit::completed",
+        ])
+        .build()
+        .unwrap();
+    let session = Session::new("sess-9")
+        .with_user("dana")
+        .sub_agent("researcher");
+
+    let denied = hooks
+        .tool("drop_table")
+        .run(&session, json!({"table": "users"}), async |_: &Value| {
+            Ok::<_, String>(json!("never"))
+        })
+        .await;
+    assert!(!denied.ran());
+    let ran = hooks
+        .tool("http_get")
+        .run(
+            &session,
+            json!({"path": "/v1/me", "headers": {"Authorization": "Bearer s3cr3t-t0k3n"}, "api_key": "k"}),
+            async |_: &Value| Ok::<_, String>(json!({"name": "dana"})),
+        )
+        .await;
+    assert!(ran.ran());
+
+    let records = lines(&path);
+    assert_eq!(records.len(), 2, "{records:#?}");
+    let denied = &records[0];
+    assert_eq!(denied["decision"], "denied");
+    assert_eq!(denied["decided_by"], "audit::no_drops");
+    assert_eq!(denied["reason"], "dropping tables is not allowed");
+    assert_eq!(denied["tool"], "drop_table");
+    assert_eq!(denied["session"], "sess-9");
+    assert_eq!(denied["agent"], "researcher");
+    assert_eq!(denied["parent_agent"], "main");
+    assert_eq!(denied["user"], "dana");
+    assert!(denied.get("duration_ms").is_none());
+
+    let allowed = &records[1];
+    assert_eq!(allowed["decision"], "allowed");
+    assert_eq!(
+        allowed["args"],
+        json!({"path": "/v1/me", "headers": {"Authorization": "[redacted]"}, "api_key": "[redacted]", "host": "api.internal"})
+    );
+    assert_eq!(
+        allowed["rewrites"],
+        json!([{"hook": "audit::pin_host", "field": "args"}])
+    );
+    assert_eq!(allowed["result_bytes"], 15);
+    assert!(allowed["duration_ms"].is_u64());
+    assert!(allowed["ts"].as_str().unwrap().ends_with('Z'));
+    let raw = std::fs::read_to_string(&path).unwrap();
+    assert!(!raw.contains("s3cr3t"), "no secret reaches the file");
+}
+
+#[test]
+fn eight_writers_times_ten_thousand_records_leave_80000_whole_lines() {
+    let path = temp_path("concurrent.jsonl");
+    let auditor = Arc::new(Auditor::new(
+        JsonLinesFile::open(&path, Durability::Flush).unwrap(),
+    ));
+    let session = Session::new("s").with_user("u");
+    let threads: Vec<_> = (0..8)
+        .map(|thread| {
+            let (auditor, session) = (Arc::clone(&auditor), session.clone());
+            std::thread::spawn(move || {
+                for i in 0..10_000 {
+                    let pre = PreToolUse::new(
+                        &session,
+                        "write_file",
+                        json!({"thread": thread, "i": i, "pad": "x".repeat(i % 300)}),
+                    );
+                    let post = PostToolUse::after(&pre, Ok(json!(i)));
+                    auditor.record_completed(&post);
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    let records = lines(&path);
+    assert_eq!(records.len(), 80_000);
+    let mut seen = std::collections::HashSet::new();
+    for record in &records {
+        assert!(seen.insert((
+            record["args"]["thread"].as_u64().unwrap(),
+            record["args"]["i"].as_u64().unwrap()
+        )));
+    }
+}
+
+#[test]
+fn an_unwritable_path_is_a_clear_configuration_error() {
+    let error = hooks_std::audit::configure(Audit {
+        path: "/nonexistent-dir/for/sure/audit.jsonl".into(),
+        ..Audit::default()
+    })
+    .unwrap_err();
+    assert!(
+        error.to_string().starts_with("audit-log configuration: cannot open the audit log `/nonexistent-dir/for/sure/audit.jsonl`: No such file or directory"),
+        "{error}"
+    );
+}
+
+/// A sink that fails while `failing` is set.
+struct Flaky(std::sync::atomic::AtomicBool);
+
+impl Sink for Flaky {
+    fn write(&self, _: &AuditRecord) -> io::Result<()> {
+        if self.0.load(std::sync::atomic::Ordering::SeqCst) {
+            Err(io::Error::other("disk full"))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+#[test]
+fn a_broken_log_closes_the_gate_until_a_write_succeeds() {
+    let sink = Arc::new(Flaky(std::sync::atomic::AtomicBool::new(true)));
+    let session = Session::new("s");
+    let pre = PreToolUse::new(&session, "search", json!({}));
+
+    let strict = Auditor::new(Arc::clone(&sink));
+    assert_eq!(
+        strict.gate(&pre),
+        Decision::Continue,
+        "healthy until a write fails"
+    );
+    strict.record_completed(&PostToolUse::after(&pre, Ok(json!(1))));
+    let Decision::Deny(reason) = strict.gate(&pre) else {
+        panic!("fail-closed")
+    };
+    assert!(
+        reason.starts_with("the audit log cannot be written (disk full)"),
+        "{reason}"
+    );
+    sink.0.store(false, std::sync::atomic::Ordering::SeqCst);
+    strict.record_completed(&PostToolUse::after(&pre, Ok(json!(1))));
+    assert_eq!(
+        strict.gate(&pre),
+        Decision::Continue,
+        "reopened by a good write"
+    );
+
+    sink.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    let lenient = Auditor::new(Arc::clone(&sink)).on_failure(OnFailure::Continue);
+    lenient.record_completed(&PostToolUse::after(&pre, Ok(json!(1))));
+    assert_eq!(lenient.gate(&pre), Decision::Continue);
+}
+
+#[test]
+fn durable_mode_writes_the_same_records() {
+    let path = temp_path("sync.jsonl");
+    let auditor = Auditor::new(JsonLinesFile::open(&path, Durability::Sync).unwrap());
+    let pre = PreToolUse::new(&Session::new("s"), "t", json!({"password": "p"}));
+    auditor.record_completed(&PostToolUse::after(
+        &pre,
+        Err("boom with sk-live-1234567890abcdef".into()),
+    ));
+    let records = lines(&path);
+    assert_eq!(records[0]["args"]["password"], "[redacted]");
+    assert_eq!(records[0]["error"], "boom with [redacted]");
+}
