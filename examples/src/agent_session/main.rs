@@ -1,27 +1,32 @@
 //! An agent session with hooks at work: a scripted model calls tools through
 //! a `Hooks` dispatcher, and every hook's decision is printed as it happens.
+//! The example's own guards run next to the standard hooks of `hooks-std`
+//! (audit log, read-only guard, truncation, rate limit).
 //!
-//! Run it with `cargo run`. No network, no API key: the model is a script.
+//! Run it with `cargo run -p hooks-examples`. No network, no API key: the
+//! model is a script.
 
 mod guards;
 mod script;
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use hooks_core::prelude::*;
 use hooks_core::{ApprovalOutcome, ApprovalRequest};
+use hooks_std::audit::{self, Audit};
+use hooks_std::rate_limit::{self, By, RateLimit, Rule};
 
 use script::{TOOLS, Turn};
 
+hooks_core::link!(hooks_std);
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
-    let hooks = match Hooks::builder()
-        .approver(scripted_approver)
-        .require(["agent_session::guards::careful_sql"])
-        .build()
-    {
-        Ok(hooks) => hooks,
+    let (hooks, audit_log) = match setup() {
+        Ok(setup) => setup,
         Err(error) => {
             eprintln!("{error}");
             return ExitCode::FAILURE;
@@ -51,7 +56,19 @@ async fn main() -> ExitCode {
     );
     submit_prompts(&hooks, &session).await;
     request_model(&hooks, &session).await;
-    run_turns(&hooks, &handles, &session).await;
+    run_turns(&hooks, &handles, &session, script::turns()).await;
+
+    // A sub-agent gets the parent's dispatcher; its session says the reporting
+    // database is read-only, and the standard read-only guard holds it to that.
+    let reporter = session
+        .sub_agent("reporter")
+        .with_metadata("read_only", true);
+    println!(
+        "\nSub-agent {} (parent {}), read-only",
+        reporter.agent_id(),
+        session.agent_id()
+    );
+    run_turns(&hooks, &handles, &reporter, script::reporter_turns()).await;
 
     let mut end = SessionEnd::new(&session, "completed");
     let _ = hooks.dispatch(&mut end).await;
@@ -59,7 +76,36 @@ async fn main() -> ExitCode {
         "session_end",
         &format!("session {} closed", end.session().id()),
     );
+    print_audit_log(&audit_log);
     ExitCode::SUCCESS
+}
+
+/// Configures the standard hooks and builds the dispatcher.
+fn setup() -> Result<(Hooks, PathBuf), Box<dyn std::error::Error>> {
+    let audit_log =
+        std::env::temp_dir().join(format!("hooks-agent-session-{}.jsonl", std::process::id()));
+    audit::configure(Audit {
+        path: audit_log.clone(),
+        ..Audit::default()
+    })?;
+    // Searches are cheap for us and expensive for the search provider.
+    rate_limit::configure(RateLimit {
+        rules: vec![
+            Rule::new(60, Duration::from_secs(60)),
+            Rule::new(2, Duration::from_secs(60))
+                .tools("search")
+                .by([By::User]),
+        ],
+    })?;
+    let hooks = Hooks::builder()
+        .approver(scripted_approver)
+        .require([
+            "agent_session::guards::careful_sql",
+            "hooks_std::read_only::guard",
+            "hooks_std::audit::completed",
+        ])
+        .build()?;
+    Ok((hooks, audit_log))
 }
 
 async fn submit_prompts(hooks: &Hooks, session: &Session) {
@@ -104,9 +150,14 @@ async fn request_model(hooks: &Hooks, session: &Session) {
 
 /// Plays the scripted model: tool calls go through their handles, and a
 /// final message goes through the stop hooks, which may keep the agent going.
-async fn run_turns(hooks: &Hooks, handles: &HashMap<&str, ToolHandle>, session: &Session) {
+async fn run_turns(
+    hooks: &Hooks,
+    handles: &HashMap<&str, ToolHandle>,
+    session: &Session,
+    turns: Vec<Turn>,
+) {
     let mut stop_hook_active = false;
-    for turn in script::turns() {
+    for turn in turns {
         match turn {
             Turn::Call { tool, args } => {
                 println!("\n  model calls {tool} {args}");
@@ -181,10 +232,67 @@ fn report(run: &ToolRun) {
             );
         }
         match post.result() {
-            Ok(result) => show("tool", &format!("ran; the model sees {result}")),
+            Ok(result) => show(
+                "tool",
+                &format!("ran; the model sees {}", abbreviate(result)),
+            ),
             Err(error) => show("tool", &format!("failed; the model sees {error:?}")),
         }
     }
+}
+
+/// Long results print as their size and the truncation marker, not in full.
+fn abbreviate(result: &Value) -> String {
+    match result.as_str() {
+        Some(text) if text.len() > 200 => {
+            let marker = text
+                .lines()
+                .find(|line| line.contains("characters cut"))
+                .unwrap_or("");
+            format!(
+                "{} characters of text, with the marker {marker:?}",
+                text.chars().count()
+            )
+        }
+        _ => result.to_string(),
+    }
+}
+
+fn print_audit_log(path: &PathBuf) {
+    println!(
+        "\nAudit log {} (one record per tool call):\n",
+        path.display()
+    );
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    for line in text.lines() {
+        let Ok(record) = line.parse::<Value>() else {
+            continue;
+        };
+        let by = record["decided_by"]
+            .as_str()
+            .map(|hook| format!(" by {hook}"))
+            .unwrap_or_default();
+        let who = format!(
+            "{}/{}",
+            record["user"].as_str().unwrap_or("-"),
+            record["agent"].as_str().unwrap_or("-")
+        );
+        println!(
+            "  {:<15} {:<14} {:<8}{by}",
+            record["tool"].as_str().unwrap_or("?"),
+            who,
+            record["decision"].as_str().unwrap_or("?"),
+        );
+    }
+    let leaked = text.contains("sk-live-");
+    println!(
+        "\n  the search call's api_key is in the file as {}",
+        if leaked {
+            "PLAIN TEXT (redaction failed)"
+        } else {
+            "\"[redacted]\""
+        }
+    );
 }
 
 /// Answers approvals as a person would, so the example never waits on a terminal.

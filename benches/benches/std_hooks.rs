@@ -1,0 +1,129 @@
+//! Per-call cost of each standard hook, dispatched alone through a tool
+//! handle, next to a dispatcher holding one no-op hook (the floor). The audit
+//! log is measured per record, in both durability modes.
+//! Run with `cargo bench -p hooks-benches --bench std_hooks`.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use hooks_benches::ready;
+use hooks_core::prelude::*;
+use hooks_std::audit::{Auditor, Durability, JsonLinesFile};
+use hooks_std::rate_limit::{RateLimit, Rule};
+
+hooks_core::link!(hooks_std);
+
+fn only(name: &str) -> Hooks {
+    Hooks::builder()
+        .only([name])
+        .build()
+        .expect("the hook is linked")
+}
+
+fn guards(c: &mut Criterion) {
+    let mut group = c.benchmark_group("pre_tool_use, one hook");
+    let session = Session::new("bench").with_user("dana");
+    let frozen = Session::new("bench")
+        .with_user("dana")
+        .with_metadata("read_only", true);
+
+    let floor = Hooks::builder()
+        .without_linked()
+        .hook(Hook::new("noop", |_: &mut PreToolUse| Decision::Continue))
+        .build()
+        .unwrap();
+    let handle = floor.tool("sql_query");
+    let mut ctx = PreToolUse::new(
+        &session,
+        "sql_query",
+        json!({"query": "SELECT id FROM orders WHERE id = 7"}),
+    );
+    group.bench_function("no-op runtime hook (floor)", |b| {
+        b.iter(|| ready(handle.dispatch(black_box(&mut ctx))).is_continue());
+    });
+
+    let read_only = only("hooks_std::read_only::guard").tool("sql_query");
+    group.bench_function("read-only, mode off", |b| {
+        b.iter(|| ready(read_only.dispatch(black_box(&mut ctx))).is_continue());
+    });
+    let mut frozen_select = PreToolUse::new(
+        &frozen,
+        "sql_query",
+        json!({"query": "SELECT id FROM orders WHERE id = 7"}),
+    );
+    group.bench_function("read-only, mode on, SELECT scanned", |b| {
+        b.iter(|| ready(read_only.dispatch(black_box(&mut frozen_select))).is_continue());
+    });
+    let mut frozen_update = PreToolUse::new(
+        &frozen,
+        "sql_query",
+        json!({"query": "UPDATE orders SET paid = true"}),
+    );
+    group.bench_function("read-only, mode on, UPDATE denied", |b| {
+        b.iter(|| ready(read_only.dispatch(black_box(&mut frozen_update))).is_denied());
+    });
+
+    hooks_std::rate_limit::configure(RateLimit {
+        rules: vec![Rule::new(u32::MAX, Duration::from_secs(1))],
+    })
+    .unwrap();
+    let rate_limit = only("hooks_std::rate_limit::guard").tool("sql_query");
+    group.bench_function("rate-limit, admitted", |b| {
+        b.iter(|| ready(rate_limit.dispatch(black_box(&mut ctx))).is_continue());
+    });
+    group.finish();
+}
+
+fn truncate(c: &mut Criterion) {
+    let mut group = c.benchmark_group("post_tool_use, truncate");
+    let session = Session::new("bench");
+    let truncate = only("hooks_std::truncate::cut").tool("read_file");
+    let small = json!({"rows": [[1, "a"], [2, "b"]]});
+    group.bench_function("small result, untouched", |b| {
+        b.iter_batched_ref(
+            || PostToolUse::new(&session, "read_file", json!({}), Ok(small.clone())),
+            |ctx| ready(truncate.dispatch(ctx)).is_continue(),
+            criterion::BatchSize::SmallInput,
+        );
+    });
+    let big = json!("x".repeat(100_000));
+    group.bench_function("100 KB string, cut to 8,000 characters", |b| {
+        b.iter_batched_ref(
+            || PostToolUse::new(&session, "read_file", json!({}), Ok(big.clone())),
+            |ctx| ready(truncate.dispatch(ctx)).is_continue(),
+            criterion::BatchSize::SmallInput,
+        );
+    });
+    group.finish();
+}
+
+fn audit(c: &mut Criterion) {
+    let mut group = c.benchmark_group("audit record");
+    let dir = std::env::temp_dir().join(format!("hooks-bench-audit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let session = Session::new("bench").with_user("dana");
+    let pre = PreToolUse::new(
+        &session,
+        "http_get",
+        json!({"url": "https://x", "headers": {"Authorization": "Bearer abcdefgh"}}),
+    );
+    let post = PostToolUse::after(&pre, Ok(json!({"status": 200})))
+        .with_duration(Duration::from_millis(3));
+    for (label, durability) in [
+        ("flush (default)", Durability::Flush),
+        ("sync (fdatasync)", Durability::Sync),
+    ] {
+        let auditor = Auditor::new(
+            JsonLinesFile::open(dir.join(format!("{label}.jsonl")), durability).unwrap(),
+        );
+        group.bench_function(label, |b| {
+            b.iter(|| auditor.record_completed(black_box(&post)));
+        });
+    }
+    group.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+criterion_group!(benches, guards, truncate, audit);
+criterion_main!(benches);
