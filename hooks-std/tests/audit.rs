@@ -215,3 +215,26 @@ fn durable_mode_writes_the_same_records() {
     assert_eq!(records[0]["args"]["password"], "[redacted]");
     assert_eq!(records[0]["error"], "boom with [redacted]");
 }
+
+#[test]
+fn the_tracing_sink_emits_one_event_per_record() {
+    let auditor = Auditor::new(hooks_std::audit::TracingSink);
+    let pre = PreToolUse::new(
+        &Session::new("s").with_user("u"),
+        "search",
+        json!({"token": "t"}),
+    );
+    let ((), logs) = hooks_tests::capture_logs(|| {
+        auditor.record_completed(&PostToolUse::after(&pre, Ok(json!(1))))
+    });
+    let line = logs
+        .lines()
+        .find(|line| line.contains("hooks_std::audit"))
+        .expect("an audit event");
+    assert!(line.contains("INFO"), "{line}");
+    assert!(
+        line.contains(r#"\"tool\":\"search\""#) || line.contains(r#""tool":"search""#),
+        "{line}"
+    );
+    assert!(line.contains("[redacted]"), "{line}");
+}
