@@ -225,7 +225,7 @@ fn the_tracing_sink_emits_one_event_per_record() {
         json!({"token": "t"}),
     );
     let ((), logs) = hooks_tests::capture_logs(|| {
-        auditor.record_completed(&PostToolUse::after(&pre, Ok(json!(1))))
+        auditor.record_completed(&PostToolUse::after(&pre, Ok(json!(1))));
     });
     let line = logs
         .lines()
