@@ -5,7 +5,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hooks_benches::{hooks, no_drop_body, ready, users_need_limit_body};
+use hooks_benches::{hooks, no_drop_body, ready, ready_pinned, users_need_limit_body};
 use hooks_core::prelude::*;
 
 fn dispatch(c: &mut Criterion) {
@@ -36,6 +36,11 @@ fn dispatch(c: &mut Criterion) {
         assert_eq!(handle.count::<PreToolUse>(), 2);
         group.bench_function(format!("by handle, {label}"), |b| {
             b.iter(|| ready(handle.dispatch(black_box(&mut ctx))).is_continue());
+        });
+        group.bench_function(format!("by handle pinned in place, {label}"), |b| {
+            b.iter(|| {
+                ready_pinned(std::pin::pin!(handle.dispatch(black_box(&mut ctx)))).is_continue()
+            });
         });
         group.bench_function(format!("by name, {label}"), |b| {
             b.iter(|| ready(hooks.dispatch(black_box(&mut ctx))).is_continue());

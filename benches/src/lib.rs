@@ -44,6 +44,18 @@ pub fn users_need_limit_body(args: &Value) -> Decision {
     }
 }
 
+/// Polls an already pinned future that never waits, without a runtime.
+///
+/// # Panics
+///
+/// If the future waits.
+pub fn ready_pinned<F: Future>(future: std::pin::Pin<&mut F>) -> F::Output {
+    match future.poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(output) => output,
+        Poll::Pending => panic!("a sync dispatch waited"),
+    }
+}
+
 /// Polls a future that never waits to completion, without a runtime.
 ///
 /// # Panics

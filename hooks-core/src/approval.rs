@@ -1,3 +1,4 @@
+use std::borrow::Cow;
 use std::future::ready;
 
 use serde::Serialize;
@@ -5,8 +6,11 @@ use serde_json::Value;
 
 use crate::decision::Approval;
 use crate::event::{Event, EventKind};
+use crate::failure::HookError;
 use crate::hook::BoxFuture;
 use crate::name::HookName;
+use crate::outcome::{Denial, DenialCause};
+use crate::run::{catch, within};
 use crate::session::Session;
 
 /// Delivers approval requests ([`Decision::Ask`](crate::Decision::Ask)) to a
@@ -185,4 +189,69 @@ pub enum ApprovalOutcome {
         /// What went wrong.
         message: String,
     },
+}
+
+/// Asks the approver; `Some` is a denial (no, no answer in time, no approver,
+/// a failing approver). The answer is recorded on the context either way.
+pub(crate) async fn ask<C: Event>(
+    approver: Option<&dyn Approver>,
+    hook: &HookName,
+    ctx: &mut C,
+    approval: Approval,
+) -> Option<Denial> {
+    let outcome = match approver {
+        None => ApprovalOutcome::NoApprover,
+        Some(approver) => {
+            let request = ApprovalRequest::new(hook, ctx, &approval);
+            let answer = match catch(|| approver.decide(&request)) {
+                Ok(pending) => within(Some(approval.wait()), pending).await,
+                Err(error) => Err(error),
+            };
+            match answer {
+                Ok(answer) => ApprovalOutcome::Answered(answer),
+                Err(HookError::TimedOut(after)) => ApprovalOutcome::TimedOut {
+                    after_ms: after.as_millis(),
+                },
+                Err(error) => ApprovalOutcome::Failed {
+                    message: error.to_string(),
+                },
+            }
+        }
+    };
+    let prompt = approval.prompt();
+    let reason = match &outcome {
+        ApprovalOutcome::Answered(answer) if answer.is_approved() => None,
+        ApprovalOutcome::Answered(answer) => Some(format!(
+            "not approved{}{}",
+            answer
+                .responder()
+                .map(|by| format!(" by {by}"))
+                .unwrap_or_default(),
+            answer
+                .reason()
+                .map(|why| format!(": {why}"))
+                .unwrap_or_default(),
+        )),
+        ApprovalOutcome::TimedOut { after_ms } => Some(format!(
+            "approval \"{prompt}\" got no answer within {after_ms} ms; denied by default"
+        )),
+        ApprovalOutcome::NoApprover => Some(format!(
+            "approval \"{prompt}\" is required but no approver is configured; denied by default"
+        )),
+        ApprovalOutcome::Failed { message } => Some(format!(
+            "approval \"{prompt}\" could not be asked ({message}); denied by default"
+        )),
+    };
+    ctx.__trail().record_approval(ApprovalRecord {
+        hook: hook.clone(),
+        prompt: prompt.to_owned(),
+        outcome: outcome.clone(),
+    });
+    reason.map(|reason| {
+        Denial::new(
+            hook.clone(),
+            Cow::Owned(reason),
+            DenialCause::NotApproved(outcome),
+        )
+    })
 }

@@ -10,9 +10,9 @@ use crate::context::{
 use crate::dispatch::{Hooks, Inner};
 use crate::event::{Event, EventKind};
 use crate::failure::OnError;
-use crate::hook::Hook;
+use crate::hook::{Hook, Timed};
 use crate::matcher::{Matcher, PatternError};
-use crate::table::{Entry, HookMeta, Origin, Tables, on_error};
+use crate::table::{Entry, HookMeta, Origin, Runner, Tables, on_error};
 
 /// Builds a [`Hooks`] dispatcher: which linked hooks to keep, which runtime
 /// hooks to add, who answers approvals, and what must be present.
@@ -140,7 +140,12 @@ impl HooksBuilder {
                 observer: hook.runner.observes(),
                 origin: Origin::Runtime,
             },
-            runner: hook.runner,
+            runner: match (hook.runner, hook.timeout) {
+                (Runner::Runtime(inner), Some(limit)) => {
+                    Runner::Runtime(Arc::new(Timed { inner, limit }))
+                }
+                (runner, _) => runner,
+            },
         });
         self
     }

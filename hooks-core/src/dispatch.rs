@@ -1,15 +1,17 @@
 use std::borrow::Cow;
+use std::future::Future;
 use std::sync::Arc;
 
-use crate::approval::{ApprovalOutcome, ApprovalRecord, ApprovalRequest, Approver};
+use crate::approval::{Approver, ask};
 use crate::builder::HooksBuilder;
+use crate::chain::{Chain, Stretch, sync_stretch};
 use crate::decision::{Approval, Decision};
 use crate::describe::Description;
 use crate::event::Event;
 use crate::failure::{HookError, OnError};
-use crate::name::HookName;
 use crate::outcome::{Denial, DenialCause, Outcome};
-use crate::run::{catch, run, within};
+use crate::output::Verdict;
+use crate::run::{run as traced_run, untraced as untraced_run};
 use crate::table::{Entry, Tables};
 
 /// The dispatcher: every hook of every event, sorted once, shared cheaply.
@@ -60,9 +62,14 @@ impl Hooks {
     ///
     /// On tool events every hook's matcher is checked against the call; a
     /// [`ToolHandle`](crate::ToolHandle) checks only the hooks that can match its tool.
-    pub async fn dispatch<C: Event>(&self, ctx: &mut C) -> Outcome {
-        let entries = &C::__table(&self.inner.tables).entries;
-        self.run_chain(entries.iter(), ctx).await
+    pub fn dispatch<'a, C: Event>(
+        &'a self,
+        ctx: &'a mut C,
+    ) -> impl Future<Output = Outcome> + Send + 'a {
+        self.run_chain(
+            Chain::All(C::__table(&self.inner.tables).entries.iter()),
+            ctx,
+        )
     }
 
     /// Lists the hooks of this dispatcher, in dispatch order.
@@ -75,33 +82,58 @@ impl Hooks {
         C::__table(&self.inner.tables).entries.len()
     }
 
-    /// Runs the chain, then the observers, which see how the chain ended.
-    pub(crate) async fn run_chain<'t, C: Event>(
-        &self,
-        entries: impl Iterator<Item = &'t Entry<C>> + Clone,
-        ctx: &mut C,
-    ) -> Outcome {
+    /// Runs the deciding hooks, then the observers, which see how the chain ended.
+    pub(crate) async fn run_chain<C: Event>(&self, entries: Chain<'_, C>, ctx: &mut C) -> Outcome {
         ctx.__trail().set_budget(self.inner.injection_budget);
-        let mut denial = None;
-        for entry in entries.clone() {
-            if entry.meta.observer || !entry.applies_to(ctx) {
-                continue;
+        // A span costs more than a small hook even when nobody listens: ask
+        // once per dispatch whether anyone does (one relaxed atomic load).
+        let traced = tracing::level_enabled!(tracing::Level::DEBUG);
+        let observed = C::__table(&self.inner.tables).observers > 0;
+        let mut chain = entries.clone();
+        let denial = loop {
+            let (entry, verdict) = match sync_stretch(&mut chain, ctx, traced) {
+                Stretch::Done => break None,
+                Stretch::Stopped(entry, verdict) => (entry, verdict),
+                Stretch::Slow(entry) => {
+                    ctx.__trail().enter(&entry.meta.name);
+                    (entry, run(entry, ctx, traced).await)
+                }
+            };
+            match settle(entry, ctx, verdict) {
+                Settled::Continue => {}
+                Settled::Denied(denial) => break Some(denial),
+                // Boxed: a person's answer takes seconds, and keeping this
+                // rarely-taken path out of line keeps every dispatch's future small.
+                Settled::Ask(approval) => {
+                    let approver = self.inner.approver.as_deref();
+                    let asked = Box::pin(ask(approver, &entry.meta.name, ctx, approval)).await;
+                    if asked.is_some() {
+                        break asked;
+                    }
+                }
             }
-            ctx.__trail().enter(&entry.meta.name);
-            let verdict = run(entry, ctx).await;
-            denial = self.settle(entry, ctx, verdict).await;
-            if denial.is_some() {
-                break;
-            }
-        }
+        };
+        let outcome = if observed {
+            self.observe(entries, ctx, denial).await
+        } else {
+            denial.map_or(Outcome::Continue, Outcome::Denied)
+        };
+        ctx.__trail().leave();
+        outcome
+    }
+
+    /// Runs the observers with the chain's denial visible on the context.
+    async fn observe<C: Event>(
+        &self,
+        mut entries: Chain<'_, C>,
+        ctx: &mut C,
+        denial: Option<Denial>,
+    ) -> Outcome {
         ctx.__trail().set_denial(denial);
-        for entry in entries {
-            if !entry.meta.observer || !entry.applies_to(ctx) {
-                continue;
-            }
+        while let Some(entry) = entries.next_observer(ctx) {
             ctx.__trail().enter(&entry.meta.name);
-            let verdict = run(entry, ctx).await;
-            if let Err(error) = verdict {
+            let traced = tracing::level_enabled!(tracing::Level::DEBUG);
+            if let Err(error) = run(entry, ctx, traced).await {
                 tracing::warn!(
                     hook = %entry.meta.name,
                     event = C::KIND.as_str(),
@@ -111,127 +143,76 @@ impl Hooks {
                 ctx.__trail().record_failure(&entry.meta.name, error);
             }
         }
-        ctx.__trail().leave();
-        match ctx.__trail().take_denial() {
-            Some(denial) => Outcome::Denied(denial),
-            None => Outcome::Continue,
-        }
+        ctx.__trail()
+            .take_denial()
+            .map_or(Outcome::Continue, Outcome::Denied)
     }
+}
 
-    /// Applies one hook's verdict; `Some` stops the chain.
-    async fn settle<C: Event>(
-        &self,
-        entry: &Entry<C>,
-        ctx: &mut C,
-        verdict: Result<Decision, HookError>,
-    ) -> Option<Denial> {
-        let hook = &entry.meta.name;
-        match verdict {
-            Ok(Decision::Continue) => None,
-            Ok(Decision::Deny(reason)) if C::KIND.can_block() => {
-                Some(Denial::new(hook.clone(), reason, DenialCause::Decided))
-            }
-            Ok(Decision::Ask(approval)) if C::KIND.can_block() => {
-                self.ask(hook, ctx, approval).await
-            }
-            Ok(decision) => {
-                // Typed hooks cannot get here; a runtime hook can.
-                tracing::warn!(
-                    hook = %hook,
-                    event = C::KIND.as_str(),
-                    ?decision,
-                    "a hook tried to block an event that cannot block; ignored"
-                );
-                None
-            }
-            Err(error) if entry.meta.on_error == OnError::Deny && C::KIND.can_block() => {
-                let reason = format!(
-                    "hook `{hook}` {error}, so the call was denied \
-                     ({} hooks fail closed unless they say `on_error = \"continue\"`)",
-                    C::KIND
-                );
-                Some(Denial::new(
-                    hook.clone(),
-                    Cow::Owned(reason),
-                    DenialCause::Failed(error),
-                ))
-            }
-            Err(error) => {
-                tracing::warn!(
-                    hook = %hook,
-                    event = C::KIND.as_str(),
-                    %error,
-                    "hook failed; continuing (its failure policy is `continue`)"
-                );
-                ctx.__trail().record_failure(hook, error);
-                None
-            }
-        }
+/// Runs one hook off the fast path. Traced runs are boxed: their spans
+/// would otherwise make every dispatch's future larger, and a subscriber
+/// listening at DEBUG allocates for each span anyway.
+async fn run<C: Event>(entry: &Entry<C>, ctx: &mut C, traced: bool) -> Verdict {
+    if traced {
+        Box::pin(traced_run(entry, ctx)).await
+    } else {
+        untraced_run(entry, ctx).await
     }
+}
 
-    /// Asks the approver; `Some` is a denial (no, no answer in time, no approver).
-    async fn ask<C: Event>(
-        &self,
-        hook: &HookName,
-        ctx: &mut C,
-        approval: Approval,
-    ) -> Option<Denial> {
-        let outcome = match &self.inner.approver {
-            None => ApprovalOutcome::NoApprover,
-            Some(approver) => {
-                let request = ApprovalRequest::new(hook, ctx, &approval);
-                let answer = match catch(|| approver.decide(&request)) {
-                    Ok(pending) => within(Some(approval.wait()), pending).await,
-                    Err(error) => Err(error),
-                };
-                match answer {
-                    Ok(answer) => ApprovalOutcome::Answered(answer),
-                    Err(HookError::TimedOut(after)) => ApprovalOutcome::TimedOut {
-                        after_ms: after.as_millis(),
-                    },
-                    Err(error) => ApprovalOutcome::Failed {
-                        message: error.to_string(),
-                    },
-                }
-            }
-        };
-        let prompt = approval.prompt();
-        let reason = match &outcome {
-            ApprovalOutcome::Answered(answer) if answer.is_approved() => None,
-            ApprovalOutcome::Answered(answer) => Some(format!(
-                "not approved{}{}",
-                answer
-                    .responder()
-                    .map(|by| format!(" by {by}"))
-                    .unwrap_or_default(),
-                answer
-                    .reason()
-                    .map(|why| format!(": {why}"))
-                    .unwrap_or_default(),
-            )),
-            ApprovalOutcome::TimedOut { after_ms } => Some(format!(
-                "approval \"{prompt}\" got no answer within {after_ms} ms; denied by default"
-            )),
-            ApprovalOutcome::NoApprover => Some(format!(
-                "approval \"{prompt}\" is required but no approver is configured; denied by default"
-            )),
-            ApprovalOutcome::Failed { message } => Some(format!(
-                "approval \"{prompt}\" could not be asked ({message}); denied by default"
-            )),
-        };
-        ctx.__trail().record_approval(ApprovalRecord {
-            hook: hook.clone(),
-            prompt: prompt.to_owned(),
-            outcome: outcome.clone(),
-        });
-        reason.map(|reason| {
-            Denial::new(
+/// What one hook's verdict means for the chain.
+fn settle<C: Event>(
+    entry: &Entry<C>,
+    ctx: &mut C,
+    verdict: Result<Decision, HookError>,
+) -> Settled {
+    let hook = &entry.meta.name;
+    match verdict {
+        Ok(Decision::Continue) => Settled::Continue,
+        Ok(Decision::Deny(reason)) if C::KIND.can_block() => {
+            Settled::Denied(Denial::new(hook.clone(), reason, DenialCause::Decided))
+        }
+        Ok(Decision::Ask(approval)) if C::KIND.can_block() => Settled::Ask(approval),
+        Ok(decision) => {
+            // Typed hooks cannot get here; a runtime hook can.
+            tracing::warn!(
+                hook = %hook,
+                event = C::KIND.as_str(),
+                ?decision,
+                "a hook tried to block an event that cannot block; ignored"
+            );
+            Settled::Continue
+        }
+        Err(error) if entry.meta.on_error == OnError::Deny && C::KIND.can_block() => {
+            let reason = format!(
+                "hook `{hook}` {error}, so the call was denied \
+                 ({} hooks fail closed unless they say `on_error = \"continue\"`)",
+                C::KIND
+            );
+            Settled::Denied(Denial::new(
                 hook.clone(),
                 Cow::Owned(reason),
-                DenialCause::NotApproved(outcome),
-            )
-        })
+                DenialCause::Failed(error),
+            ))
+        }
+        Err(error) => {
+            tracing::warn!(
+                hook = %hook,
+                event = C::KIND.as_str(),
+                %error,
+                "hook failed; continuing (its failure policy is `continue`)"
+            );
+            ctx.__trail().record_failure(hook, error);
+            Settled::Continue
+        }
     }
+}
+
+/// What a verdict means for the chain.
+enum Settled {
+    Continue,
+    Denied(Denial),
+    Ask(Approval),
 }
 
 impl std::fmt::Debug for Hooks {

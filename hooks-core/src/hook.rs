@@ -12,6 +12,7 @@ use crate::event::{Event, ToolEvent};
 use crate::failure::OnError;
 use crate::name::HookName;
 use crate::output::{HookOutput, ObserverOutput, Verdict};
+use crate::run::guarded;
 use crate::table::Runner;
 
 /// A boxed, sendable future: what async hooks and approvers return.
@@ -189,6 +190,22 @@ impl<C: ToolEvent> Hook<C> {
     pub fn matches(mut self, pattern: impl Into<String>) -> Self {
         self.pattern = Some(pattern.into());
         self
+    }
+}
+
+/// A runtime hook with a timeout: its pending futures are boxed with the
+/// timer inside, so the dispatcher never holds a timer of its own.
+pub(crate) struct Timed<C: 'static> {
+    pub(crate) inner: Arc<dyn RuntimeHook<C>>,
+    pub(crate) limit: Duration,
+}
+
+impl<C: Event> RuntimeHook<C> for Timed<C> {
+    fn call<'a>(&'a self, ctx: &'a mut C) -> HookCall<'a> {
+        match self.inner.call(ctx) {
+            HookCall::Pending(future) => HookCall::Pending(guarded(Some(self.limit), future)),
+            ready @ HookCall::Ready(_) => ready,
+        }
     }
 }
 

@@ -72,6 +72,7 @@
 
 mod approval;
 mod builder;
+mod chain;
 pub mod context;
 mod decision;
 mod describe;

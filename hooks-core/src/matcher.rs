@@ -78,15 +78,38 @@ impl Matcher {
 
     /// Whether some call of `tool` may be matched (the subject is not known yet).
     pub fn may_match_tool(&self, tool: &str) -> bool {
+        self.relevance(tool) != Relevance::Never
+    }
+
+    /// How calls of `tool` relate to this matcher, known from the name alone.
+    pub(crate) fn relevance(&self, tool: &str) -> Relevance {
         match &self.alternatives {
-            Alternatives::Static(alternatives) => {
-                alternatives.iter().any(|a| a.may_match_tool(tool))
-            }
-            Alternatives::Owned(alternatives) => {
-                alternatives.iter().any(|a| a.may_match_tool(tool))
-            }
+            Alternatives::Static(alternatives) => relevance(alternatives, tool),
+            Alternatives::Owned(alternatives) => relevance(alternatives, tool),
         }
     }
+}
+
+/// What a tool's name alone says about a matcher.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Relevance {
+    /// No call of the tool is matched.
+    Never,
+    /// Every call of the tool is matched.
+    Always,
+    /// Some calls are, depending on their subject.
+    PerCall,
+}
+
+fn relevance<S: AsRef<str>>(alternatives: &[Alternative<S>], tool: &str) -> Relevance {
+    let mut relevance = Relevance::Never;
+    for alternative in alternatives.iter().filter(|a| a.may_match_tool(tool)) {
+        if alternative.subject.is_none() {
+            return Relevance::Always;
+        }
+        relevance = Relevance::PerCall;
+    }
+    relevance
 }
 
 fn any_matches<S: AsRef<str>>(alternatives: &[Alternative<S>], call: ToolCall<'_>) -> bool {

@@ -43,8 +43,19 @@ impl Outcome {
 pub struct Denial {
     hook: HookName,
     reason: Cow<'static, str>,
-    cause: DenialCause,
+    cause: Cause,
 }
+
+/// The cause, small: a plain `Deny` (the common case) needs no allocation,
+/// and the rarer causes, which already carry strings, sit behind a box so
+/// every future holding an outcome stays small.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Cause {
+    Decided,
+    Other(Box<DenialCause>),
+}
+
+static DECIDED: DenialCause = DenialCause::Decided;
 
 /// Why a hook stopped a call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,6 +71,10 @@ pub enum DenialCause {
 
 impl Denial {
     pub(crate) fn new(hook: HookName, reason: Cow<'static, str>, cause: DenialCause) -> Self {
+        let cause = match cause {
+            DenialCause::Decided => Cause::Decided,
+            other => Cause::Other(Box::new(other)),
+        };
         Denial {
             hook,
             reason,
@@ -79,7 +94,10 @@ impl Denial {
 
     /// Why the hook stopped the call.
     pub fn cause(&self) -> &DenialCause {
-        &self.cause
+        match &self.cause {
+            Cause::Decided => &DECIDED,
+            Cause::Other(cause) => cause,
+        }
     }
 }
 

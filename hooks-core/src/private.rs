@@ -59,9 +59,9 @@ pub fn output<E: Event, R: HookOutput<E>>(value: R) -> Verdict {
     value.into_verdict()
 }
 
-pub fn boxed<'a, F>(future: F) -> BoxFuture<'a, Verdict>
+pub fn boxed<'a, F>(timeout: Option<Duration>, future: F) -> BoxFuture<'a, Verdict>
 where
     F: Future<Output = Verdict> + Send + 'a,
 {
-    Box::pin(future)
+    crate::run::guarded(timeout, future)
 }

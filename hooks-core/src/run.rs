@@ -28,13 +28,12 @@ pub(crate) async fn run<C: Event>(entry: &Entry<C>, ctx: &mut C) -> Verdict {
     );
     // Reading the clock costs more than a small hook: only when someone listens.
     let started = (!span.is_disabled()).then(Instant::now);
-    let timeout = entry.meta.timeout;
     let verdict = match &entry.runner {
         Runner::Sync(hook) => in_span(&span, || hook(ctx)),
         Runner::Observe(hook) => in_span(&span, || hook(ctx)),
         Runner::ObserveRuntime(hook) => in_span(&span, || hook(ctx)),
-        Runner::Async(hook) => awaited(&span, timeout, || hook(ctx)).await,
-        Runner::ObserveAsync(hook) => awaited(&span, timeout, || hook(ctx)).await,
+        Runner::Async(hook) => awaited(&span, || hook(ctx)).await,
+        Runner::ObserveAsync(hook) => awaited(&span, || hook(ctx)).await,
         Runner::Runtime(hook) => {
             let call = {
                 let _entered = span.enter();
@@ -42,9 +41,7 @@ pub(crate) async fn run<C: Event>(entry: &Entry<C>, ctx: &mut C) -> Verdict {
             };
             match call {
                 Ok(HookCall::Ready(verdict)) => verdict,
-                Ok(HookCall::Pending(future)) => {
-                    guard(future, timeout).instrument(span.clone()).await
-                }
+                Ok(HookCall::Pending(future)) => settled(future).instrument(span.clone()).await,
                 Err(error) => Err(error),
             }
         }
@@ -59,22 +56,54 @@ pub(crate) async fn run<C: Event>(entry: &Entry<C>, ctx: &mut C) -> Verdict {
     verdict
 }
 
+/// Runs one hook with no span; allocates nothing beyond what an async hook's
+/// own future does.
+pub(crate) async fn untraced<C: Event>(entry: &Entry<C>, ctx: &mut C) -> Verdict {
+    match &entry.runner {
+        Runner::Sync(hook) => catch(|| hook(ctx)).and_then(|verdict| verdict),
+        Runner::Observe(hook) => catch(|| hook(ctx)).and_then(|verdict| verdict),
+        Runner::ObserveRuntime(hook) => catch(|| hook(ctx)).and_then(|verdict| verdict),
+        Runner::Async(hook) => match catch(|| hook(ctx)) {
+            Ok(future) => settled(future).await,
+            Err(error) => Err(error),
+        },
+        Runner::ObserveAsync(hook) => match catch(|| hook(ctx)) {
+            Ok(future) => settled(future).await,
+            Err(error) => Err(error),
+        },
+        Runner::Runtime(hook) => match catch(|| hook.call(ctx)) {
+            Ok(HookCall::Ready(verdict)) => verdict,
+            Ok(HookCall::Pending(future)) => settled(future).await,
+            Err(error) => Err(error),
+        },
+    }
+}
+
 /// Runs a sync hook inside its span.
 fn in_span(span: &Span, hook: impl FnOnce() -> Verdict) -> Verdict {
     let _entered = span.enter();
     catch(hook).and_then(|verdict| verdict)
 }
 
-/// Creates an async hook's future and awaits it, within its timeout, in its span.
-async fn awaited<'a>(
-    span: &Span,
-    timeout: Option<Duration>,
-    hook: impl FnOnce() -> BoxFuture<'a, Verdict>,
-) -> Verdict {
+/// Creates an async hook's future and awaits it in its span. Its timeout, if
+/// any, is inside the future ([`guarded`]): the dispatcher holds only the box.
+async fn awaited<'a>(span: &Span, hook: impl FnOnce() -> BoxFuture<'a, Verdict>) -> Verdict {
     match catch(hook) {
-        Ok(future) => guard(future, timeout).instrument(span.clone()).await,
+        Ok(future) => settled(future).instrument(span.clone()).await,
         Err(error) => Err(error),
     }
+}
+
+async fn settled(future: BoxFuture<'_, Verdict>) -> Verdict {
+    catch_async(future).await.and_then(|verdict| verdict)
+}
+
+/// An async hook's future, boxed once with its timeout and panic guard inside.
+pub(crate) fn guarded<'a, F>(limit: Option<Duration>, future: F) -> BoxFuture<'a, Verdict>
+where
+    F: Future<Output = Verdict> + Send + 'a,
+{
+    Box::pin(async move { within(limit, future).await.and_then(|verdict| verdict) })
 }
 
 fn label(verdict: &Verdict) -> &'static str {
@@ -131,8 +160,4 @@ pub(crate) async fn within<T>(
         Ok(Err(_elapsed)) => Err(HookError::TimedOut(limit)),
         Err(error) => Err(error),
     }
-}
-
-async fn guard(future: impl Future<Output = Verdict>, limit: Option<Duration>) -> Verdict {
-    within(limit, future).await.and_then(|verdict| verdict)
 }

@@ -132,15 +132,26 @@ pub(crate) fn on_error<C>(
     }
 }
 
+/// A hook a tool handle may run, and whether its matcher must still be
+/// checked per call (only subject patterns need to be).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Candidate {
+    pub(crate) index: u32,
+    pub(crate) per_call: bool,
+}
+
 #[doc(hidden)]
 pub struct Table<C: 'static> {
     pub(crate) entries: Vec<Entry<C>>,
+    /// How many entries are observers: none means no observer phase at all.
+    pub(crate) observers: usize,
 }
 
 impl<C> Default for Table<C> {
     fn default() -> Self {
         Table {
             entries: Vec::new(),
+            observers: 0,
         }
     }
 }
@@ -149,6 +160,11 @@ impl<C> Table<C> {
     /// Sorts in dispatch order: the chain by (priority, name), then the
     /// observers by (priority, name). Fixed whatever the link order.
     pub(crate) fn sort(&mut self) {
+        self.observers = self
+            .entries
+            .iter()
+            .filter(|entry| entry.meta.observer)
+            .count();
         self.entries.sort_by(|a, b| {
             let key = |entry: &Entry<C>| (entry.meta.observer, entry.meta.priority);
             key(a)

@@ -1,14 +1,18 @@
 use std::borrow::Cow;
 use std::fmt::Display;
+use std::future::Future;
 use std::time::Instant;
 
 use serde_json::Value;
 
+use crate::chain::Chain;
 use crate::context::{PostToolUse, PreToolUse};
 use crate::dispatch::Hooks;
 use crate::event::{EventKind, ToolEvent};
+use crate::matcher::Relevance;
 use crate::outcome::{Denial, Outcome};
 use crate::session::Session;
+use crate::table::Candidate;
 
 /// The hooks of one tool, found once: dispatching through a handle costs
 /// O(hooks that can match this tool), however many hooks are registered.
@@ -44,8 +48,8 @@ use crate::session::Session;
 pub struct ToolHandle {
     hooks: Hooks,
     tool: Cow<'static, str>,
-    pre: Box<[u32]>,
-    post: Box<[u32]>,
+    pre: Box<[Candidate]>,
+    post: Box<[Candidate]>,
 }
 
 impl Hooks {
@@ -60,19 +64,32 @@ impl Hooks {
         }
     }
 
-    fn candidates<C: ToolEvent>(&self, tool: &str) -> Box<[u32]> {
+    /// The hooks that can run for `tool`, and whether each must still check
+    /// its matcher per call (only subject patterns need to).
+    fn candidates<C: ToolEvent>(&self, tool: &str) -> Box<[Candidate]> {
         C::__table(&self.inner.tables)
             .entries
             .iter()
             .enumerate()
-            .filter(|(_, entry)| {
-                entry
+            .filter_map(|(index, entry)| {
+                let relevance = entry
                     .meta
                     .matcher
                     .as_ref()
-                    .is_none_or(|matcher| matcher.may_match_tool(tool))
+                    .map_or(Relevance::Always, |matcher| matcher.relevance(tool));
+                let index = u32::try_from(index).expect("fewer than 2^32 hooks per event");
+                match relevance {
+                    Relevance::Never => None,
+                    Relevance::Always => Some(Candidate {
+                        index,
+                        per_call: false,
+                    }),
+                    Relevance::PerCall => Some(Candidate {
+                        index,
+                        per_call: true,
+                    }),
+                }
             })
-            .map(|(index, _)| u32::try_from(index).expect("fewer than 2^32 hooks per event"))
             .collect()
     }
 }
@@ -88,7 +105,7 @@ impl ToolHandle {
         self.indices::<C>().len()
     }
 
-    fn indices<C: ToolEvent>(&self) -> &[u32] {
+    fn indices<C: ToolEvent>(&self) -> &[Candidate] {
         match C::KIND {
             EventKind::PreToolUse => &self.pre,
             EventKind::PostToolUse => &self.post,
@@ -100,16 +117,20 @@ impl ToolHandle {
     ///
     /// A context for another tool is dispatched correctly, through every hook
     /// (slower, never wrong).
-    pub async fn dispatch<C: ToolEvent>(&self, ctx: &mut C) -> Outcome {
-        if ctx.tool() != self.tool {
-            return self.hooks.dispatch(ctx).await;
-        }
+    pub fn dispatch<'a, C: ToolEvent>(
+        &'a self,
+        ctx: &'a mut C,
+    ) -> impl Future<Output = Outcome> + Send + 'a {
         let entries = &C::__table(&self.hooks.inner.tables).entries;
-        let chain = self
-            .indices::<C>()
-            .iter()
-            .map(|&index| &entries[index as usize]);
-        self.hooks.run_chain(chain, ctx).await
+        let chain = if ctx.tool() == self.tool {
+            Chain::Candidates {
+                entries,
+                candidates: self.indices::<C>().iter(),
+            }
+        } else {
+            Chain::All(entries.iter())
+        };
+        self.hooks.run_chain(chain, ctx)
     }
 
     /// Runs the pre-hooks; unless one denies, runs `tool` with the final

@@ -146,6 +146,7 @@ fn registration(
     let (run, wrapper) = wrapper(
         &private,
         &context,
+        &timeout,
         args.observe.is_some(),
         &item.sig.ident,
         signature,
@@ -176,6 +177,7 @@ fn registration(
 fn wrapper(
     private: &TokenStream,
     context: &TokenStream,
+    timeout: &TokenStream,
     observe: bool,
     function: &syn::Ident,
     signature: &HookSignature<'_>,
@@ -213,7 +215,7 @@ fn wrapper(
             // future is reported there rather than on the attribute.
             let boxed = respan(quote!(#private::boxed), async_span);
             let future = quote_spanned! {async_span=>
-                #boxed(async move { #output(#function(#cast).await) })
+                #boxed(#timeout, async move { #output(#function(#cast).await) })
             };
             (
                 quote!(#private::HookFn::#asynchronous(__hooks_core_run)),

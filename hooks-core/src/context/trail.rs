@@ -168,10 +168,12 @@ impl Trail {
         self.denial.as_ref()
     }
 
+    #[inline]
     pub(crate) fn enter(&mut self, hook: &HookName) {
         self.current = Some(hook.clone());
     }
 
+    #[inline]
     pub(crate) fn leave(&mut self) {
         self.current = None;
     }

@@ -1,0 +1,113 @@
+//! Walking a dispatch's hooks: which entries, and the fast path that runs
+//! stretches of sync hooks as plain calls.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use crate::decision::Decision;
+use crate::event::Event;
+use crate::failure::HookError;
+use crate::output::Verdict;
+use crate::table::{Candidate, Entry, Runner};
+
+/// The entries a dispatch walks, each with whether its matcher must be
+/// checked against the call: every entry (by name), or a tool handle's candidates.
+pub(crate) enum Chain<'t, C: 'static> {
+    All(std::slice::Iter<'t, Entry<C>>),
+    Candidates {
+        entries: &'t [Entry<C>],
+        candidates: std::slice::Iter<'t, Candidate>,
+    },
+}
+
+// Not derived: a derive would require `C: Clone`, and contexts are not.
+impl<C> Clone for Chain<'_, C> {
+    fn clone(&self) -> Self {
+        match self {
+            Chain::All(entries) => Chain::All(entries.clone()),
+            Chain::Candidates {
+                entries,
+                candidates,
+            } => Chain::Candidates {
+                entries,
+                candidates: candidates.clone(),
+            },
+        }
+    }
+}
+
+impl<'t, C> Iterator for Chain<'t, C> {
+    type Item = (&'t Entry<C>, bool);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Chain::All(entries) => entries.next().map(|entry| (entry, true)),
+            Chain::Candidates {
+                entries,
+                candidates,
+            } => candidates
+                .next()
+                .map(|candidate| (&entries[candidate.index as usize], candidate.per_call)),
+        }
+    }
+}
+
+impl<'t, C: Event> Chain<'t, C> {
+    /// The next deciding hook (not an observer) that applies to `ctx`.
+    pub(crate) fn next_deciding(&mut self, ctx: &C) -> Option<&'t Entry<C>> {
+        self.find(|(entry, check)| !entry.meta.observer && (!check || entry.applies_to(ctx)))
+            .map(|(entry, _)| entry)
+    }
+
+    /// The next observer that applies to `ctx`.
+    pub(crate) fn next_observer(&mut self, ctx: &C) -> Option<&'t Entry<C>> {
+        self.find(|(entry, check)| entry.meta.observer && (!check || entry.applies_to(ctx)))
+            .map(|(entry, _)| entry)
+    }
+}
+
+/// Where a stretch of plain sync calls stopped.
+pub(crate) enum Stretch<'t, C: 'static> {
+    /// Every deciding hook ran and let the call through.
+    Done,
+    /// This hook said something other than `Continue` (or failed).
+    Stopped(&'t Entry<C>, Verdict),
+    /// This hook needs more than a plain call (it is async, a runtime hook,
+    /// or traced); it has not run.
+    Slow(&'t Entry<C>),
+}
+
+/// Runs sync hooks as plain calls until one does not continue or one needs
+/// the slow path. One panic guard covers the whole stretch — a guard per hook
+/// costs more than most hooks — and still names the hook that panicked.
+pub(crate) fn sync_stretch<'t, C: Event>(
+    chain: &mut Chain<'t, C>,
+    ctx: &mut C,
+    traced: bool,
+) -> Stretch<'t, C> {
+    let mut running = None;
+    let stretch = catch_unwind(AssertUnwindSafe(|| {
+        while let Some(entry) = chain.next_deciding(ctx) {
+            let Runner::Sync(hook) = entry.runner else {
+                return Stretch::Slow(entry);
+            };
+            if traced {
+                return Stretch::Slow(entry);
+            }
+            ctx.__trail().enter(&entry.meta.name);
+            running = Some(entry);
+            match hook(ctx) {
+                Ok(Decision::Continue) => {}
+                verdict => return Stretch::Stopped(entry, verdict),
+            }
+        }
+        Stretch::Done
+    }));
+    match (stretch, running) {
+        (Ok(stretch), _) => stretch,
+        (Err(payload), Some(entry)) => {
+            Stretch::Stopped(entry, Err(HookError::from_panic(&*payload)))
+        }
+        // Nothing user-written ran yet, so this is a bug of ours: re-raise.
+        (Err(payload), None) => std::panic::resume_unwind(payload),
+    }
+}
