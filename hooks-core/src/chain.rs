@@ -79,6 +79,7 @@ pub(crate) enum Stretch<'t, C: 'static> {
 /// Runs sync hooks as plain calls until one does not continue or one needs
 /// the slow path. One panic guard covers the whole stretch — a guard per hook
 /// costs more than most hooks — and still names the hook that panicked.
+#[inline]
 pub(crate) fn sync_stretch<'t, C: Event>(
     chain: &mut Chain<'t, C>,
     ctx: &mut C,

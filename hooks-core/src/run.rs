@@ -103,7 +103,15 @@ pub(crate) fn guarded<'a, F>(limit: Option<Duration>, future: F) -> BoxFuture<'a
 where
     F: Future<Output = Verdict> + Send + 'a,
 {
-    Box::pin(async move { within(limit, future).await.and_then(|verdict| verdict) })
+    match limit {
+        // The dispatcher guards every poll against panics already.
+        None => Box::pin(future),
+        Some(limit) => Box::pin(async move {
+            within(Some(limit), future)
+                .await
+                .and_then(|verdict| verdict)
+        }),
+    }
 }
 
 fn label(verdict: &Verdict) -> &'static str {

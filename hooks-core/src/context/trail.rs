@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use serde::Serialize;
+use smallvec::SmallVec;
 
 use crate::approval::ApprovalRecord;
 use crate::failure::HookError;
@@ -147,7 +148,9 @@ fn floor_char_boundary(text: &str, at: usize) -> usize {
 #[derive(Debug, Default)]
 pub struct Trail {
     current: Option<HookName>,
-    rewrites: Vec<Rewrite>,
+    /// Inline room for four: most dispatches record fewer, and allocating
+    /// for provenance would make every rewriting dispatch pay for a `Vec`.
+    rewrites: SmallVec<[Rewrite; 4]>,
     injected: Injected,
     failures: Vec<HookFailure>,
     approvals: Vec<ApprovalRecord>,
