@@ -18,6 +18,7 @@ WORKLOADS = [
     "1000 registered, 2 matching",
     "rewrite chained through 3 hooks",
 ]
+EXTRA = [("fixed cost", "ours, by handle, no hook matching")]
 COLUMNS = [
     "direct calls",
     "ours, by handle",
@@ -65,6 +66,8 @@ def main():
         direct, handle, dynamic = row[0], row[1], row[4]
         cells = [workload, *map(show, row), ratio(handle, direct), ratio(dynamic, handle)]
         print("| " + " | ".join(cells) + " |")
+    for group, function in EXTRA:
+        print(f"\n{group} ({function}): {show(found.get((group, function)))}")
 
 
 if __name__ == "__main__":

@@ -101,6 +101,22 @@ fn guards(c: &mut Criterion) {
     }
 }
 
+/// What a dispatch costs before any hook runs: a handle none of whose hooks
+/// match, so only the fixed bookkeeping is left.
+fn fixed_cost(c: &mut Criterion) {
+    let session = Session::new("bench");
+    let mut group = c.benchmark_group("fixed cost");
+    let mut ctx = PreToolUse::new(&session, "sql_query", json!({"query": QUERY}));
+    let noise = hooks(&["noise8", "noise2"]);
+    let handle = noise.tool("sql_query");
+    assert_eq!(handle.count::<PreToolUse>(), 0);
+    group.bench_function("ours, by handle, no hook matching", |b| {
+        b.iter(|| ready(handle.dispatch(black_box(&mut ctx))).is_continue());
+    });
+
+    group.finish();
+}
+
 fn rewrites(c: &mut Criterion) {
     let session = Session::new("bench").with_user("dana");
     let mut group = c.benchmark_group("rewrite chained through 3 hooks");
@@ -166,5 +182,5 @@ fn command_hooks(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, guards, rewrites, command_hooks);
+criterion_group!(benches, guards, fixed_cost, rewrites, command_hooks);
 criterion_main!(benches);

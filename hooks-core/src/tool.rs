@@ -122,7 +122,7 @@ impl ToolHandle {
         ctx: &'a mut C,
     ) -> impl Future<Output = Outcome> + Send + 'a {
         let entries = &C::__table(&self.hooks.inner.tables).entries;
-        let chain = if ctx.tool() == self.tool {
+        let chain = if same_tool(ctx.tool(), &self.tool) {
             Chain::Candidates {
                 entries,
                 candidates: self.indices::<C>().iter(),
@@ -159,6 +159,13 @@ impl ToolHandle {
             post: Some(post),
         }
     }
+}
+
+/// Whether a context is for the handle's tool. Usually both names are the
+/// same `'static` literal, so comparing pointers settles it before the bytes.
+#[inline]
+fn same_tool(tool: &str, handle: &str) -> bool {
+    (std::ptr::eq(tool.as_ptr(), handle.as_ptr()) && tool.len() == handle.len()) || tool == handle
 }
 
 impl std::fmt::Debug for ToolHandle {

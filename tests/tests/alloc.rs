@@ -54,7 +54,7 @@ async fn async_guard(ctx: &mut PreToolUse) -> Decision {
 #[test]
 fn sync_dispatch_allocates_nothing() {
     let hooks = Hooks::builder()
-        .without(["alloc::async_guard"])
+        .without(["alloc::async_guard", "alloc::timed_guard"])
         .build()
         .unwrap();
     let sql = hooks.tool("sql_query");
@@ -91,7 +91,7 @@ fn sync_dispatch_allocates_nothing() {
 #[test]
 fn a_thousand_dispatches_allocate_nothing() {
     let hooks = Hooks::builder()
-        .without(["alloc::async_guard"])
+        .without(["alloc::async_guard", "alloc::timed_guard"])
         .build()
         .unwrap();
     let sql = hooks.tool("sql_query");
@@ -121,5 +121,52 @@ fn an_async_hook_costs_one_allocation() {
     assert_eq!(
         allocations, 1,
         "the async hook's boxed future, and nothing else"
+    );
+}
+
+#[pre_tool_use(matches = "timed_tool", timeout_ms = 1_000)]
+async fn timed_guard(ctx: &mut PreToolUse) -> Decision {
+    std::future::ready(()).await;
+    if ctx.args().is_null() {
+        Decision::deny("no args")
+    } else {
+        Decision::Continue
+    }
+}
+
+#[test]
+fn a_timed_async_hook_that_finishes_at_once_costs_one_allocation_and_no_timer() {
+    let hooks = Hooks::builder()
+        .only(["alloc::timed_guard"])
+        .build()
+        .unwrap();
+    let handle = hooks.tool("timed_tool");
+    let mut ctx = PreToolUse::new(&Session::new("s"), "timed_tool", json!({"x": 1}));
+    let _ = block_on(handle.dispatch(&mut ctx));
+    // No Tokio runtime here: had a timer been armed, the hook would have failed.
+    let (outcome, allocations) = allocations_during(|| block_on(handle.dispatch(&mut ctx)));
+    assert!(outcome.is_continue());
+    assert_eq!(allocations, 1);
+}
+
+#[test]
+fn rewrites_are_recorded_without_allocating_for_provenance() {
+    let hooks = Hooks::builder()
+        .without_linked()
+        .hook(Hook::new("zero", |ctx: &mut PreToolUse| {
+            if let Some(n) = ctx.args_mut().get_mut("n") {
+                *n = json!(0);
+            }
+        }))
+        .build()
+        .unwrap();
+    let handle = hooks.tool("count");
+    let mut ctx = PreToolUse::new(&Session::new("s"), "count", json!({"n": 5}));
+    let (outcome, allocations) = allocations_during(|| block_on(handle.dispatch(&mut ctx)));
+    assert!(outcome.is_continue());
+    assert_eq!(ctx.rewrites().len(), 1);
+    assert_eq!(
+        allocations, 0,
+        "the rewrite and its provenance record allocate nothing"
     );
 }

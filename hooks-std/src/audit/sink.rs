@@ -32,7 +32,7 @@ pub enum Durability {
     Flush,
     /// Each record is also forced to the disk (`fdatasync`) before `write`
     /// returns: it survives power loss. Costs a disk flush per record —
-    /// milliseconds on most disks; see BENCHMARKS.md.
+    /// about 0.2 ms a record on the disk of BENCHMARKS.md.
     Sync,
 }
 
