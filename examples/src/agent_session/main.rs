@@ -4,7 +4,8 @@
 //! (audit log, read-only guard, truncation, rate limit).
 //!
 //! Run it with `cargo run -p hooks-examples`. No network, no API key: the
-//! model is a script.
+//! model is a script. `cargo run -p hooks-examples -- --interactive` lets you
+//! answer the payment approval yourself.
 
 mod guards;
 mod script;
@@ -14,8 +15,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use hooks_core::ApprovalOutcome;
 use hooks_core::prelude::*;
-use hooks_core::{ApprovalOutcome, ApprovalRequest};
+use hooks_std::approval::{self, Answer, Approvals, ScriptedChannel, TerminalChannel};
 use hooks_std::audit::{self, Audit};
 use hooks_std::rate_limit::{self, By, RateLimit, Rule};
 
@@ -82,12 +84,34 @@ async fn main() -> ExitCode {
 
 /// Configures the standard hooks and builds the dispatcher.
 fn setup() -> Result<(Hooks, PathBuf), Box<dyn std::error::Error>> {
-    let audit_log =
-        std::env::temp_dir().join(format!("hooks-agent-session-{}.jsonl", std::process::id()));
+    let scratch = std::env::temp_dir().join(format!("hooks-agent-session-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch)?;
+    let audit_log = scratch.join("audit.jsonl");
     audit::configure(Audit {
         path: audit_log.clone(),
         ..Audit::default()
     })?;
+    // Payments wait for a person. Run with `--interactive` to answer at this
+    // terminal (or from another one: `hooks-approve --db <file> approve <id>`);
+    // otherwise a scripted reviewer answers, so a CI run never waits.
+    let database = scratch.join("approvals.sqlite3");
+    let gate = approval::configure(Approvals {
+        tools: vec!["payments_*".into()],
+        database: database.clone(),
+        ..Approvals::default()
+    })?;
+    let gate = if std::env::args().any(|arg| arg == "--interactive") {
+        println!("Approvals are stored in {}\n", database.display());
+        gate.channel(TerminalChannel::new(
+            std::env::var("USER").unwrap_or_else(|_| "you".into()),
+        ))
+    } else {
+        gate.channel(ScriptedChannel(|_: &_| {
+            Some(Answer::allow_once(
+                "alice (scripted; pass --interactive to answer)",
+            ))
+        }))
+    };
     // Searches are cheap for us and expensive for the search provider.
     rate_limit::configure(RateLimit {
         rules: vec![
@@ -98,11 +122,12 @@ fn setup() -> Result<(Hooks, PathBuf), Box<dyn std::error::Error>> {
         ],
     })?;
     let hooks = Hooks::builder()
-        .approver(scripted_approver)
+        .approver(gate)
         .require([
             "agent_session::guards::careful_sql",
             "hooks_std::read_only::guard",
             "hooks_std::audit::completed",
+            "hooks_std::approval::gate",
         ])
         .build()?;
     Ok((hooks, audit_log))
@@ -271,6 +296,10 @@ fn print_audit_log(path: &PathBuf) {
         let by = record["decided_by"]
             .as_str()
             .map(|hook| format!(" by {hook}"))
+            .or_else(|| {
+                let approver = record["approvals"][0]["outcome"]["by"].as_str()?;
+                Some(format!(" (approved by {approver})"))
+            })
             .unwrap_or_default();
         let who = format!(
             "{}/{}",
@@ -293,15 +322,6 @@ fn print_audit_log(path: &PathBuf) {
             "\"[redacted]\""
         }
     );
-}
-
-/// Answers approvals as a person would, so the example never waits on a terminal.
-fn scripted_approver(request: &ApprovalRequest) -> ApprovalAnswer {
-    if request.tool() == Some("payments_refund") {
-        ApprovalAnswer::approve().by("alice (scripted)")
-    } else {
-        ApprovalAnswer::deny("not expected in this script").by("alice (scripted)")
-    }
 }
 
 fn show(event: &str, what: &str) {

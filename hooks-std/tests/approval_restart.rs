@@ -1,0 +1,173 @@
+//! A pending approval survives its process: the agent is killed (SIGKILL)
+//! while its request waits, a person approves it with the `hooks-approve`
+//! CLI, a new agent process makes the same call and it runs — exactly once.
+//! A third process making it again must ask again.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use hooks_core::prelude::*;
+use hooks_std::approval::store::{Status, Store};
+use hooks_std::approval::{self, Approvals, CliChannel};
+
+hooks_core::link!(hooks_std);
+
+const CHILD_DATABASE: &str = "HOOKS_STD_APPROVAL_CHILD_DB";
+const CHILD_MARKER: &str = "HOOKS_STD_APPROVAL_CHILD_MARKER";
+const CHILD_TIMEOUT_MS: &str = "HOOKS_STD_APPROVAL_CHILD_TIMEOUT_MS";
+/// The exit status of a child whose call was denied.
+const DENIED: i32 = 3;
+
+/// In a child: the agent, making one refund through the hooks. In the parent: nothing.
+#[test]
+fn child_agent_makes_the_call() {
+    let (Some(database), Some(marker)) = (
+        std::env::var_os(CHILD_DATABASE),
+        std::env::var_os(CHILD_MARKER),
+    ) else {
+        return;
+    };
+    let timeout: u64 = std::env::var(CHILD_TIMEOUT_MS).unwrap().parse().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let ran = runtime.block_on(async {
+        let gate = approval::configure(Approvals {
+            tools: vec!["payments_*".into()],
+            database: database.into(),
+            timeout: Duration::from_millis(timeout),
+            poll_interval: Duration::from_millis(20),
+            ..Approvals::default()
+        })
+        .unwrap()
+        .channel(CliChannel);
+        let hooks = Hooks::builder()
+            .only(["hooks_std::approval::gate"])
+            .approver(gate)
+            .build()
+            .unwrap();
+        let run = hooks
+            .tool("payments_refund")
+            .run(
+                &Session::new("restart-session").with_user("dana"),
+                json!({"order": 7, "amount_usd": 500}),
+                async |args: &Value| {
+                    let mut file = std::fs::OpenOptions::new()
+                        .create(true)
+                        .append(true)
+                        .open(&marker)
+                        .unwrap();
+                    writeln!(file, "refunded {args}").unwrap();
+                    Ok::<_, String>(json!("refunded"))
+                },
+            )
+            .await;
+        run.ran()
+    });
+    std::process::exit(if ran { 0 } else { DENIED });
+}
+
+fn spawn_agent(database: &Path, marker: &Path, timeout: Duration) -> Child {
+    Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_agent_makes_the_call",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD_DATABASE, database)
+        .env(CHILD_MARKER, marker)
+        .env(CHILD_TIMEOUT_MS, timeout.as_millis().to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn wait(mut child: Child, within: Duration) -> ExitStatus {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the agent process did not finish"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn pending(database: &Path) -> usize {
+    Store::open(database, Duration::from_secs(5))
+        .map_or(0, |store| store.list(Status::Pending).unwrap().len())
+}
+
+fn refunds(marker: &Path) -> usize {
+    std::fs::read_to_string(marker).map_or(0, |text| text.lines().count())
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hooks-std-restart-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn a_call_approved_while_its_process_was_down_runs_exactly_once() {
+    let database = temp("approvals.sqlite3");
+    let marker = temp("refunds.log");
+
+    // 1. The agent asks, and dies while waiting.
+    let mut first = spawn_agent(&database, &marker, Duration::from_secs(60));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while pending(&database) == 0 {
+        assert!(Instant::now() < deadline, "the first agent never asked");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    first.kill().unwrap(); // SIGKILL
+    first.wait().unwrap();
+    assert_eq!(refunds(&marker), 0);
+
+    // 2. A person approves it from another terminal.
+    let output = Command::new(env!("CARGO_BIN_EXE_hooks-approve"))
+        .args([
+            "--db".as_ref(),
+            database.as_os_str(),
+            "approve".as_ref(),
+            "1".as_ref(),
+            "--by".as_ref(),
+            "alice".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).trim(),
+        "#1 approved by alice"
+    );
+
+    // 3. A new agent process makes the same call: it runs, once.
+    let second = spawn_agent(&database, &marker, Duration::from_secs(60));
+    assert!(wait(second, Duration::from_secs(30)).success());
+    assert_eq!(refunds(&marker), 1);
+
+    // 4. Making it yet again needs a new yes; nobody gives one.
+    let third = spawn_agent(&database, &marker, Duration::from_millis(300));
+    assert_eq!(wait(third, Duration::from_secs(30)).code(), Some(DENIED));
+    assert_eq!(refunds(&marker), 1, "an approved call runs exactly once");
+
+    let store = Store::open(&database, Duration::from_secs(5)).unwrap();
+    let first_request = store.get(1).unwrap().unwrap();
+    assert_eq!(first_request.status, Status::Approved);
+    assert_eq!(first_request.responded_by.as_deref(), Some("alice"));
+    assert!(first_request.consumed_at.is_some());
+    assert_eq!(store.get(2).unwrap().unwrap().status, Status::Expired);
+}
