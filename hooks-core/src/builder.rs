@@ -138,7 +138,7 @@ impl HooksBuilder {
                 timeout: hook.timeout,
                 asynchronous: hook.asynchronous,
                 observer: hook.runner.observes(),
-                origin: Origin::Runtime,
+                origin: hook.origin,
             },
             runner: match (hook.runner, hook.timeout) {
                 (Runner::Runtime(inner), Some(limit)) => {

@@ -13,7 +13,7 @@ use crate::failure::OnError;
 use crate::name::HookName;
 use crate::output::{HookOutput, ObserverOutput, Verdict};
 use crate::run::guarded;
-use crate::table::Runner;
+use crate::table::{Origin, Runner};
 
 /// A boxed, sendable future: what async hooks and approvers return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -63,6 +63,7 @@ pub struct Hook<C: Event> {
     pub(crate) on_error: Option<OnError>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) asynchronous: bool,
+    pub(crate) origin: Origin,
     pub(crate) runner: Runner<C>,
 }
 
@@ -139,6 +140,7 @@ impl<C: Event> Hook<C> {
             on_error: None,
             timeout: None,
             asynchronous,
+            origin: Origin::Runtime,
             runner,
         }
     }
@@ -173,6 +175,17 @@ impl<C: Event> Hook<C> {
     #[must_use]
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Says where the hook was declared, for [`describe`](crate::Hooks::describe)
+    /// and error messages: a configuration file and line.
+    #[must_use]
+    pub fn declared_at(mut self, file: impl Into<Arc<str>>, line: u32) -> Self {
+        self.origin = Origin::Config {
+            file: file.into(),
+            line,
+        };
         self
     }
 

@@ -32,6 +32,13 @@ pub enum Origin {
     },
     /// Added on the builder at run time.
     Runtime,
+    /// Declared in a configuration file, at this line.
+    Config {
+        /// The file.
+        file: Arc<str>,
+        /// The line of the hook's declaration.
+        line: u32,
+    },
 }
 
 impl fmt::Display for Origin {
@@ -39,6 +46,7 @@ impl fmt::Display for Origin {
         match self {
             Origin::Linked { file, line } => write!(f, "{file}:{line}"),
             Origin::Runtime => f.write_str("runtime"),
+            Origin::Config { file, line } => write!(f, "{file}:{line} (config)"),
         }
     }
 }

@@ -1,0 +1,168 @@
+//! Claude Code's `settings.json`: its `hooks` block loads as it is, so hook
+//! scripts written for Claude Code run unchanged.
+//!
+//! ```json
+//! {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+//!     {"type": "command", "command": "python3 \"$CLAUDE_PROJECT_DIR\"/hooks/block_rm.py", "timeout": 10}
+//! ]}]}}
+//! ```
+//!
+//! Commands run through `sh -c`, as Claude Code runs them, with
+//! `CLAUDE_PROJECT_DIR` set to the working directory. Matchers are Claude
+//! Code's: empty or `*` for every tool, names and `a|b` alternatives, and
+//! `prefix.*`; a matcher using more of a regular expression than that is an
+//! error, not a hook that silently never runs.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hooks_core::Matcher;
+use serde::Deserialize;
+
+use crate::Problems;
+use crate::command::CommandHook;
+use crate::declared::{Declared, Mode};
+use crate::toml_file::{line_of, parse_event};
+
+#[derive(Deserialize)]
+struct Settings {
+    #[serde(default)]
+    hooks: BTreeMap<String, Vec<Group>>,
+}
+
+#[derive(Deserialize)]
+struct Group {
+    #[serde(default)]
+    matcher: String,
+    hooks: Vec<Entry>,
+}
+
+#[derive(Deserialize)]
+struct Entry {
+    #[serde(rename = "type")]
+    kind: String,
+    command: Option<String>,
+    prompt: Option<String>,
+    timeout: Option<u64>,
+}
+
+/// Parses a `settings.json`; every problem is collected with its line.
+pub(crate) fn parse(file: &Arc<str>, text: &str, problems: &mut Problems) -> Vec<Declared> {
+    let settings: Settings = match serde_json::from_str(text) {
+        Ok(settings) => settings,
+        Err(error) => {
+            problems.push(
+                file,
+                u32::try_from(error.line()).unwrap_or(0),
+                None,
+                format!("not valid settings JSON: {error}"),
+            );
+            return Vec::new();
+        }
+    };
+    let mut declared = Vec::new();
+    for (event_name, groups) in settings.hooks {
+        let event_line = line_of(text, text.find(&format!("\"{event_name}\"")).unwrap_or(0));
+        let Ok(event) = parse_event(&event_name) else {
+            problems.push(file, event_line, None, format!(
+                "`{event_name}` hooks have no counterpart here (events: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop, SessionEnd); remove them from this file or keep them in one only Claude Code reads"
+            ));
+            continue;
+        };
+        for (group_index, group) in groups.into_iter().enumerate() {
+            let matcher = match convert_matcher(&group.matcher) {
+                Ok(matcher) => matcher,
+                Err(error) => {
+                    problems.push(
+                        file,
+                        line_of(text, text.find(&group.matcher).unwrap_or(0)),
+                        None,
+                        format!("{event_name} matcher \"{}\": {error}", group.matcher),
+                    );
+                    continue;
+                }
+            };
+            if matcher.is_some() && !event.has_tool() {
+                problems.push(
+                    file,
+                    event_line,
+                    None,
+                    format!("{event_name} hooks take no matcher (\"{}\")", group.matcher),
+                );
+                continue;
+            }
+            for (index, entry) in group.hooks.into_iter().enumerate() {
+                let quoted = entry
+                    .command
+                    .as_deref()
+                    .or(entry.prompt.as_deref())
+                    .map(|text| serde_json::to_string(text).unwrap_or_default());
+                let line = quoted
+                    .and_then(|quoted| text.find(&quoted))
+                    .map_or(event_line, |at| line_of(text, at));
+                let name = format!("{file}:{line} ({event_name}[{group_index}].hooks[{index}])");
+                let timeout = Duration::from_secs(entry.timeout.unwrap_or(60));
+                let mode = match (entry.kind.as_str(), entry.command, entry.prompt) {
+                    ("command", Some(command), _) => Mode::Command(CommandHook::shell(command)),
+                    ("prompt", _, Some(prompt)) => Mode::Prompt {
+                        model: "default".to_owned(),
+                        text: prompt,
+                    },
+                    (kind, _, _) => {
+                        problems.push(file, line, Some(&name), format!("a hook of type \"{kind}\" needs its `command` (or `prompt`); types are \"command\" and \"prompt\""));
+                        continue;
+                    }
+                };
+                declared.push(Declared {
+                    event,
+                    name,
+                    matcher: matcher.clone(),
+                    priority: 0,
+                    group: None,
+                    on_error: None,
+                    timeout,
+                    mode,
+                    file: Arc::clone(file),
+                    line,
+                });
+            }
+        }
+    }
+    declared
+}
+
+/// Claude Code's matcher as our pattern: `None` matches every tool.
+fn convert_matcher(matcher: &str) -> Result<Option<String>, String> {
+    let matcher = matcher.trim();
+    if matcher.is_empty() || matcher == "*" || matcher == ".*" {
+        return Ok(None);
+    }
+    let pattern = matcher
+        .split('|')
+        .map(|part| part.trim().replace(".*", "*"))
+        .collect::<Vec<_>>()
+        .join("|");
+    Matcher::parse(&pattern)
+        .map(|_| Some(pattern))
+        .map_err(|error| format!("cannot be expressed as a tool pattern ({error})"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::convert_matcher;
+
+    #[test]
+    fn claude_matchers_convert() {
+        assert_eq!(convert_matcher(""), Ok(None));
+        assert_eq!(convert_matcher("*"), Ok(None));
+        assert_eq!(convert_matcher("Bash"), Ok(Some("Bash".into())));
+        assert_eq!(convert_matcher("Edit|Write"), Ok(Some("Edit|Write".into())));
+        assert_eq!(
+            convert_matcher("mcp__github__.*"),
+            Ok(Some("mcp__github__*".into()))
+        );
+        assert!(convert_matcher("Notebook(Edit)?").is_err());
+        assert!(convert_matcher("^Bash$").is_err());
+    }
+}

@@ -1,0 +1,210 @@
+//! HTTP hooks: the event is sent as a JSON `POST`; a 2xx answer is read like a
+//! command's stdout (empty body = no objection). Internal addresses are
+//! refused unless allow-listed, checked on the address the connection is
+//! actually made to: names are resolved by our resolver, which hands the
+//! client only allowed addresses (a DNS answer cannot rebind a public name to
+//! an internal address), address literals are checked before sending, and
+//! redirects are not followed.
+
+use std::error::Error as _;
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hooks_core::{Decision, HookCall, HookError, RuntimeHook, Verdict};
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use reqwest::{Client, Url};
+
+use crate::address::AddressPolicy;
+use crate::protocol::{ProtocolEvent, parse_output};
+
+/// How large a response body may be.
+pub const MAX_BODY: usize = 1024 * 1024;
+
+/// A hook that calls an HTTP endpoint.
+#[derive(Clone)]
+pub struct HttpHook {
+    url: Url,
+    client: Client,
+    policy: Arc<AddressPolicy>,
+    timeout: Duration,
+    fire_and_forget: bool,
+    headers: Vec<(String, String)>,
+}
+
+impl HttpHook {
+    /// A hook sending `POST` requests to `url`; internal addresses only if `policy` allows them.
+    pub fn new(url: &str, policy: AddressPolicy) -> Result<Self, String> {
+        let url = Url::parse(url).map_err(|error| format!("`{url}` is not a URL: {error}"))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(format!("`{url}`: only http and https URLs"));
+        }
+        let policy = Arc::new(policy);
+        let client = Client::builder()
+            .dns_resolver(Arc::new(Guarded(Arc::clone(&policy))))
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .build()
+            .map_err(|error| format!("cannot build an HTTP client: {error}"))?;
+        Ok(HttpHook {
+            url,
+            client,
+            policy,
+            timeout: Duration::from_secs(30),
+            fire_and_forget: false,
+            headers: Vec::new(),
+        })
+    }
+
+    /// Sets the timeout for the whole exchange.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Sends without waiting: the call goes on at once and the answer is ignored.
+    #[must_use]
+    pub fn fire_and_forget(mut self, yes: bool) -> Self {
+        self.fire_and_forget = yes;
+        self
+    }
+
+    /// Adds a request header.
+    #[must_use]
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Refuses an address literal the policy does not allow (names go through the resolver).
+    fn check_literal(&self) -> Result<(), HookError> {
+        let host = self.url.host_str().unwrap_or_default();
+        let Ok(address) = host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<IpAddr>()
+        else {
+            return Ok(());
+        };
+        if self.policy.allows(host, address) {
+            Ok(())
+        } else {
+            Err(HookError::failed(refusal(host, &[address])))
+        }
+    }
+
+    async fn exchange(&self, body: String) -> Result<String, HookError> {
+        let mut request = self
+            .client
+            .post(self.url.clone())
+            .header("content-type", "application/json")
+            .body(body);
+        for (name, value) in &self.headers {
+            request = request.header(name, value);
+        }
+        let mut response = request
+            .send()
+            .await
+            .map_err(|error| HookError::failed(chain(&error)))?;
+        let status = response.status();
+        if status.is_redirection() {
+            let target = response
+                .headers()
+                .get("location")
+                .and_then(|value| value.to_str().ok())
+                .unwrap_or("?");
+            return Err(HookError::failed(format!(
+                "answered {status} to `{target}`; redirects are not followed"
+            )));
+        }
+        if !status.is_success() {
+            return Err(HookError::failed(format!("answered {status}")));
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|error| HookError::failed(chain(&error)))?
+        {
+            body.extend_from_slice(&chunk);
+            if body.len() > MAX_BODY {
+                return Err(HookError::failed(format!(
+                    "answered more than {MAX_BODY} bytes"
+                )));
+            }
+        }
+        Ok(String::from_utf8_lossy(&body).into_owned())
+    }
+}
+
+/// Resolves names, keeping only the addresses the policy allows: what the
+/// client connects to is what was checked.
+struct Guarded(Arc<AddressPolicy>);
+
+impl Resolve for Guarded {
+    fn resolve(&self, name: Name) -> Resolving {
+        let policy = Arc::clone(&self.0);
+        let host = name.as_str().to_owned();
+        Box::pin(async move {
+            let found: Vec<_> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let (allowed, refused): (Vec<_>, Vec<_>) = found
+                .into_iter()
+                .partition(|address| policy.allows(&host, address.ip()));
+            if allowed.is_empty() {
+                let refused: Vec<IpAddr> = refused.iter().map(std::net::SocketAddr::ip).collect();
+                return Err(refusal(&host, &refused).into());
+            }
+            let addresses: Addrs = Box::new(allowed.into_iter());
+            Ok(addresses)
+        })
+    }
+}
+
+fn refusal(host: &str, addresses: &[IpAddr]) -> String {
+    let shown: Vec<String> = addresses.iter().map(ToString::to_string).collect();
+    format!(
+        "`{host}` is {}, an internal address; HTTP hooks reach internal addresses only when \
+         allow-listed (`[http] allow = [\"{host}\"]`)",
+        shown.join(", ")
+    )
+}
+
+/// An error with its causes: reqwest's own message hides them.
+fn chain(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+impl<C: ProtocolEvent> RuntimeHook<C> for HttpHook {
+    fn call<'a>(&'a self, ctx: &'a mut C) -> HookCall<'a> {
+        HookCall::Pending(Box::pin(async move {
+            self.check_literal()?;
+            let body = ctx.input().to_string();
+            if self.fire_and_forget {
+                let hook = self.clone();
+                tokio::spawn(async move {
+                    if let Err(error) = tokio::time::timeout(hook.timeout, hook.exchange(body))
+                        .await
+                        .map_err(|_| HookError::TimedOut(hook.timeout))
+                        .and_then(|result| result)
+                    {
+                        tracing::warn!(url = %hook.url, %error, "fire-and-forget HTTP hook failed");
+                    }
+                });
+                return Ok(Decision::Continue);
+            }
+            let answer = tokio::time::timeout(self.timeout, self.exchange(body))
+                .await
+                .map_err(|_| HookError::TimedOut(self.timeout))??;
+            let verdict: Verdict = ctx.apply(parse_output(&answer)?);
+            verdict
+        }))
+    }
+}

@@ -1,0 +1,238 @@
+//! Hooks declared without recompiling: a TOML configuration file, or the
+//! `hooks` block of a Claude Code `settings.json`, adds **command**, **http**
+//! and **prompt** hooks to a dispatcher and configures the standard hooks.
+//! They join the same order as compiled-in hooks (priority, then name), get
+//! the same failure handling, and show up in `describe()` with their file
+//! and line.
+//!
+//! ```no_run
+//! use hooks_core::prelude::*;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let config = hooks_config::load("hooks.toml")?;     // every problem, with file and line
+//! let hooks = config.apply(Hooks::builder())?.build()?;
+//! println!("{}", hooks.describe());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Hooks speak the Claude Code hook protocol ([`protocol`]): the event as JSON
+//! (on stdin, or as the POST body), and an answer by exit code and JSON
+//! (`permissionDecision`, `updatedInput`, `additionalContext`, `decision`,
+//! `continue`/`stopReason`). Exit 2 blocks with stderr as the reason; any
+//! other failure — a non-zero exit, a crash, a timeout (which kills the
+//! hook's whole process group), too much output, a program that cannot be
+//! started — is a hook failure, and the hook's `on_error` decides (guards fail closed).
+
+mod address;
+mod claude;
+mod command;
+mod declared;
+mod http;
+mod prompt;
+pub mod protocol;
+mod toml_file;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+
+use hooks_core::HooksBuilder;
+use hooks_std::approval::{Approvals, CliChannel, TerminalChannel};
+use hooks_std::audit::Audit;
+use hooks_std::rate_limit::RateLimit;
+use hooks_std::read_only::ReadOnly;
+use hooks_std::truncate::Truncate;
+
+pub use address::AddressPolicy;
+pub use command::{CommandHook, DEFAULT_MAX_OUTPUT};
+pub use http::{HttpHook, MAX_BODY};
+pub use prompt::{Model, PromptHook};
+
+use declared::Declared;
+
+/// A loaded, checked configuration, ready to [`apply`](Config::apply).
+pub struct Config {
+    file: Arc<str>,
+    hooks: Vec<Declared>,
+    settings: StdSettings,
+    models: HashMap<String, Arc<dyn Model>>,
+}
+
+/// The standard hooks' tables, with the line each starts on.
+#[derive(Default)]
+pub(crate) struct StdSettings {
+    pub(crate) read_only: Option<(u32, ReadOnly)>,
+    pub(crate) truncate: Option<(u32, Truncate)>,
+    pub(crate) rate_limit: Option<(u32, RateLimit)>,
+    pub(crate) audit_log: Option<(u32, Audit)>,
+    pub(crate) approval: Option<(u32, Approvals)>,
+    pub(crate) terminal_approvals: bool,
+}
+
+/// Reads and checks a configuration file: `.json` as a Claude Code
+/// `settings.json`, anything else as TOML. Every problem is reported, each
+/// with the file, the line and the hook it is about.
+pub fn load(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
+    let path = path.as_ref();
+    let file: Arc<str> = Arc::from(path.display().to_string());
+    let text = std::fs::read_to_string(path).map_err(|error| ConfigError {
+        problems: vec![format!("{file}: cannot read it: {error}")],
+    })?;
+    parse(
+        file,
+        &text,
+        path.extension()
+            .is_some_and(|extension| extension == "json"),
+    )
+}
+
+/// Checks configuration text as if read from `file`.
+pub fn parse(
+    file: impl Into<Arc<str>>,
+    text: &str,
+    claude_settings: bool,
+) -> Result<Config, ConfigError> {
+    let file = file.into();
+    let mut problems = Problems::default();
+    let (hooks, settings) = if claude_settings {
+        (
+            claude::parse(&file, text, &mut problems),
+            StdSettings::default(),
+        )
+    } else {
+        toml_file::parse(&file, text, &mut problems)
+    };
+    problems.into_result()?;
+    Ok(Config {
+        file,
+        hooks,
+        settings,
+        models: HashMap::new(),
+    })
+}
+
+impl Config {
+    /// Provides the model that `prompt` hooks naming `name` ask (`"default"` unless they say).
+    #[must_use]
+    pub fn model(mut self, name: impl Into<String>, model: impl Model) -> Self {
+        self.models.insert(name.into(), Arc::new(model));
+        self
+    }
+
+    /// How many hooks the file declares.
+    pub fn len(&self) -> usize {
+        self.hooks.len()
+    }
+
+    /// Whether the file declares no hooks.
+    pub fn is_empty(&self) -> bool {
+        self.hooks.is_empty()
+    }
+
+    /// Configures the standard hooks the file has tables for, and adds its
+    /// hooks to `builder` (and, with an `[approval]` table, sets the approver).
+    pub fn apply(self, mut builder: HooksBuilder) -> Result<HooksBuilder, ConfigError> {
+        let mut problems = Problems::default();
+        let file = &self.file;
+        let settings = self.settings;
+        let mut standard = |line: u32, table: &str, result: Result<(), hooks_std::ConfigError>| {
+            if let Err(error) = result {
+                problems.push(file, line, None, format!("[{table}]: {error}"));
+            }
+        };
+        if let Some((line, table)) = settings.read_only {
+            standard(line, "read_only", hooks_std::read_only::configure(table));
+        }
+        if let Some((line, table)) = settings.truncate {
+            standard(line, "truncate", hooks_std::truncate::configure(table));
+        }
+        if let Some((line, table)) = settings.rate_limit {
+            standard(line, "rate_limit", hooks_std::rate_limit::configure(table));
+        }
+        if let Some((line, table)) = settings.audit_log {
+            standard(line, "audit_log", hooks_std::audit::configure(table));
+        }
+        if let Some((line, table)) = settings.approval {
+            match hooks_std::approval::configure(table) {
+                Ok(gate) if settings.terminal_approvals => {
+                    let who = std::env::var("USER").unwrap_or_else(|_| "terminal".to_owned());
+                    builder = builder.approver(gate.channel(TerminalChannel::new(who)));
+                }
+                Ok(gate) => builder = builder.approver(gate.channel(CliChannel)),
+                Err(error) => standard(line, "approval", Err(error)),
+            }
+        }
+        for hook in &self.hooks {
+            match hook.add_to(builder, &self.models) {
+                Ok(added) => builder = added,
+                Err(error) => {
+                    problems.push(file, hook.line, Some(&hook.name), error);
+                    return Err(problems
+                        .into_result()
+                        .expect_err("a problem was just recorded"));
+                }
+            }
+        }
+        problems.into_result()?;
+        Ok(builder)
+    }
+}
+
+/// Why a configuration was refused: every problem, each naming file, line and hook.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    problems: Vec<String>,
+}
+
+impl ConfigError {
+    /// The problems, one per line: `file:line: hook `name`: what is wrong`.
+    pub fn problems(&self) -> &[String] {
+        &self.problems
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let count = self.problems.len();
+        write!(
+            f,
+            "the hooks configuration is invalid ({count} problem{})",
+            if count == 1 { "" } else { "s" }
+        )?;
+        for problem in &self.problems {
+            write!(f, "\n  - {problem}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Problems collected while checking, reported together.
+#[derive(Default)]
+pub(crate) struct Problems(Vec<String>);
+
+impl Problems {
+    pub(crate) fn push(
+        &mut self,
+        file: &str,
+        line: u32,
+        hook: Option<&str>,
+        message: impl fmt::Display,
+    ) {
+        let hook = hook
+            .map(|hook| format!("hook `{hook}`: "))
+            .unwrap_or_default();
+        self.0.push(format!("{file}:{line}: {hook}{message}"));
+    }
+
+    fn into_result(self) -> Result<(), ConfigError> {
+        if self.0.is_empty() {
+            Ok(())
+        } else {
+            Err(ConfigError { problems: self.0 })
+        }
+    }
+}

@@ -1,0 +1,346 @@
+//! The Claude Code hook protocol: what a command, HTTP or prompt hook is
+//! shown (the event as JSON) and what its answer means.
+//!
+//! Input: `session_id`, `cwd`, `hook_event_name`, and the event's fields
+//! (`tool_name`, `tool_input`, `tool_response`, `prompt`, `stop_hook_active`,
+//! `source`, `reason`), plus ours (`agent_id`, `user_id`, `metadata`).
+//!
+//! Output, as JSON: `continue: false` with `stopReason`; `decision: "block"`
+//! with `reason`; `hookSpecificOutput.permissionDecision` (`allow`, `deny`,
+//! `ask`) with `permissionDecisionReason`; `hookSpecificOutput.updatedInput`;
+//! `hookSpecificOutput.additionalContext`. Plain text on a prompt or session
+//! start is context for the model.
+
+use hooks_core::context::ToolCall;
+use hooks_core::{
+    Approval, Decision, Event, HookError, PostToolUse, PreModelRequest, PreToolUse, SessionEnd,
+    SessionStart, Stop, UserPromptSubmit, Value, Verdict, json,
+};
+use serde::Deserialize;
+use serde_json::Map;
+
+/// An event as the protocol shows it, and how an answer applies to it.
+pub trait ProtocolEvent: Event {
+    /// The protocol's name for the event (`PreToolUse`).
+    const NAME: &'static str;
+
+    /// The event's own fields.
+    fn fields(&self) -> Map<String, Value>;
+
+    /// Applies a hook's answer: rewrites and context, then the decision.
+    fn apply(&mut self, reply: Reply) -> Verdict;
+
+    /// The whole input a hook receives.
+    fn input(&self) -> Value {
+        let session = self.session();
+        let mut input = Map::new();
+        input.insert("session_id".into(), json!(session.id()));
+        input.insert("hook_event_name".into(), json!(Self::NAME));
+        input.insert(
+            "cwd".into(),
+            json!(
+                std::env::current_dir()
+                    .map(|dir| dir.display().to_string())
+                    .unwrap_or_default()
+            ),
+        );
+        input.insert("agent_id".into(), json!(session.agent_id()));
+        if let Some(parent) = session.parent_agent_id() {
+            input.insert("parent_agent_id".into(), json!(parent));
+        }
+        if let Some(user) = session.user_id() {
+            input.insert("user_id".into(), json!(user));
+        }
+        if !session.metadata().is_empty() {
+            input.insert("metadata".into(), Value::Object(session.metadata().clone()));
+        }
+        input.extend(self.fields());
+        Value::Object(input)
+    }
+}
+
+/// What a hook said, whatever mode it runs in.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Reply {
+    /// Stop the call (or, on `Stop`, keep the agent going), with this reason.
+    pub block: Option<String>,
+    /// Ask a person first, with this prompt.
+    pub ask: Option<String>,
+    /// Replace the tool's arguments.
+    pub updated_input: Option<Value>,
+    /// Context for the model.
+    pub context: Option<String>,
+}
+
+/// The JSON a hook may print (exit 0) or return (HTTP 2xx). Unknown fields are ignored.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct HookJson {
+    #[serde(rename = "continue")]
+    keep_going: Option<bool>,
+    stop_reason: Option<String>,
+    decision: Option<String>,
+    reason: Option<String>,
+    hook_specific_output: Option<Specific>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Specific {
+    permission_decision: Option<String>,
+    permission_decision_reason: Option<String>,
+    updated_input: Option<Value>,
+    additional_context: Option<String>,
+}
+
+/// Reads a successful hook's output. Empty means "no objection"; text that
+/// is not JSON is context (used by events that take it); text that starts
+/// like JSON but does not parse is a broken hook.
+pub(crate) fn parse_output(text: &str) -> Result<Reply, HookError> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(Reply::default());
+    }
+    if !text.starts_with('{') {
+        return Ok(Reply {
+            context: Some(text.to_owned()),
+            ..Reply::default()
+        });
+    }
+    let output: HookJson = serde_json::from_str(text).map_err(|error| {
+        HookError::failed(format!("its output is not valid hook JSON ({error})"))
+    })?;
+    let mut reply = Reply::default();
+    if output.keep_going == Some(false) {
+        reply.block = Some(
+            output
+                .stop_reason
+                .unwrap_or_else(|| "the hook said not to continue".to_owned()),
+        );
+    }
+    match output.decision.as_deref() {
+        None | Some("approve" | "allow") => {}
+        Some("block" | "deny") => {
+            reply.block.get_or_insert_with(|| {
+                output
+                    .reason
+                    .clone()
+                    .unwrap_or_else(|| "blocked by a hook".to_owned())
+            });
+        }
+        Some(other) => {
+            return Err(HookError::failed(format!(
+                "unknown `decision` \"{other}\" (expected \"block\")"
+            )));
+        }
+    }
+    if let Some(specific) = output.hook_specific_output {
+        let reason = specific.permission_decision_reason;
+        match specific.permission_decision.as_deref() {
+            None | Some("allow") => {}
+            Some("deny") => {
+                reply.block.get_or_insert_with(|| {
+                    reason
+                        .clone()
+                        .unwrap_or_else(|| "denied by a hook".to_owned())
+                });
+            }
+            Some("ask") => {
+                reply.ask =
+                    Some(reason.unwrap_or_else(|| "a hook asks for confirmation".to_owned()));
+            }
+            Some(other) => {
+                return Err(HookError::failed(format!(
+                    "unknown `permissionDecision` \"{other}\" (expected allow, deny or ask)"
+                )));
+            }
+        }
+        reply.updated_input = specific.updated_input;
+        reply.context = specific.additional_context;
+    }
+    Ok(reply)
+}
+
+/// The decision part of a reply, for events that may block.
+fn decide(reply: Reply) -> Decision {
+    match (reply.block, reply.ask) {
+        (Some(reason), _) => Decision::deny(reason),
+        (None, Some(prompt)) => Decision::Ask(Approval::new(prompt)),
+        (None, None) => Decision::Continue,
+    }
+}
+
+impl ProtocolEvent for PreToolUse {
+    const NAME: &'static str = "PreToolUse";
+
+    fn fields(&self) -> Map<String, Value> {
+        tool_fields(ToolCall::new(self.tool(), self.args()))
+    }
+
+    fn apply(&mut self, mut reply: Reply) -> Verdict {
+        if let Some(input) = reply.updated_input.take() {
+            if !input.is_object() {
+                return Err(HookError::failed(
+                    "`updatedInput` must be a JSON object of arguments",
+                ));
+            }
+            *self.args_mut() = input;
+        }
+        if let Some(context) = reply.context.take() {
+            self.inject(context);
+        }
+        Ok(decide(reply))
+    }
+}
+
+impl ProtocolEvent for PostToolUse {
+    const NAME: &'static str = "PostToolUse";
+
+    fn fields(&self) -> Map<String, Value> {
+        let mut fields = tool_fields(ToolCall::new(self.tool(), self.args()));
+        let response = match self.result() {
+            Ok(result) => result.clone(),
+            Err(error) => json!({"error": error}),
+        };
+        fields.insert("tool_response".into(), response);
+        fields
+    }
+
+    fn apply(&mut self, reply: Reply) -> Verdict {
+        // The tool already ran: a block's reason is told to the model instead.
+        for text in [reply.context, reply.block].into_iter().flatten() {
+            self.inject(text);
+        }
+        Ok(Decision::Continue)
+    }
+}
+
+impl ProtocolEvent for UserPromptSubmit {
+    const NAME: &'static str = "UserPromptSubmit";
+
+    fn fields(&self) -> Map<String, Value> {
+        Map::from_iter([("prompt".into(), json!(self.prompt()))])
+    }
+
+    fn apply(&mut self, mut reply: Reply) -> Verdict {
+        if let Some(context) = reply.context.take() {
+            self.inject(context);
+        }
+        Ok(decide(reply))
+    }
+}
+
+impl ProtocolEvent for Stop {
+    const NAME: &'static str = "Stop";
+
+    fn fields(&self) -> Map<String, Value> {
+        let mut fields =
+            Map::from_iter([("stop_hook_active".into(), json!(self.stop_hook_active()))]);
+        if let Some(message) = self.last_message() {
+            fields.insert("last_assistant_message".into(), json!(message));
+        }
+        fields
+    }
+
+    fn apply(&mut self, mut reply: Reply) -> Verdict {
+        if let Some(context) = reply.context.take() {
+            self.inject(context);
+        }
+        reply.ask = None;
+        Ok(decide(reply))
+    }
+}
+
+impl ProtocolEvent for SessionStart {
+    const NAME: &'static str = "SessionStart";
+
+    fn fields(&self) -> Map<String, Value> {
+        Map::from_iter([("source".into(), json!(self.source()))])
+    }
+
+    fn apply(&mut self, reply: Reply) -> Verdict {
+        if let Some(context) = reply.context {
+            self.inject(context);
+        }
+        Ok(Decision::Continue)
+    }
+}
+
+impl ProtocolEvent for SessionEnd {
+    const NAME: &'static str = "SessionEnd";
+
+    fn fields(&self) -> Map<String, Value> {
+        Map::from_iter([("reason".into(), json!(self.reason()))])
+    }
+
+    fn apply(&mut self, _reply: Reply) -> Verdict {
+        Ok(Decision::Continue)
+    }
+}
+
+impl ProtocolEvent for PreModelRequest {
+    const NAME: &'static str = "PreModelRequest";
+
+    fn fields(&self) -> Map<String, Value> {
+        Map::from_iter([
+            ("tools".into(), json!(self.tools().collect::<Vec<_>>())),
+            ("params".into(), self.params().clone()),
+        ])
+    }
+
+    fn apply(&mut self, reply: Reply) -> Verdict {
+        if let Some(context) = reply.context {
+            self.inject(context);
+        }
+        Ok(Decision::Continue)
+    }
+}
+
+fn tool_fields(call: ToolCall<'_>) -> Map<String, Value> {
+    Map::from_iter([
+        ("tool_name".into(), json!(call.tool())),
+        ("tool_input".into(), call.args().clone()),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_read_as_claude_code_means_them() {
+        assert_eq!(parse_output("").unwrap(), Reply::default());
+        assert_eq!(
+            parse_output("  remember the style guide ")
+                .unwrap()
+                .context
+                .as_deref(),
+            Some("remember the style guide")
+        );
+        let deny = parse_output(r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no"}}"#).unwrap();
+        assert_eq!(deny.block.as_deref(), Some("no"));
+        let ask = parse_output(r#"{"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": "sure?"}}"#).unwrap();
+        assert_eq!(ask.ask.as_deref(), Some("sure?"));
+        let block = parse_output(r#"{"decision": "block", "reason": "tests first"}"#).unwrap();
+        assert_eq!(block.block.as_deref(), Some("tests first"));
+        let stop = parse_output(r#"{"continue": false, "stopReason": "quota"}"#).unwrap();
+        assert_eq!(stop.block.as_deref(), Some("quota"));
+        let rewrite = parse_output(r#"{"hookSpecificOutput": {"updatedInput": {"a": 1}, "additionalContext": "ctx"}, "suppressOutput": true}"#).unwrap();
+        assert_eq!(
+            (rewrite.updated_input, rewrite.context.as_deref()),
+            (Some(json!({"a": 1})), Some("ctx"))
+        );
+        assert!(
+            parse_output("{ not json")
+                .unwrap_err()
+                .to_string()
+                .contains("not valid hook JSON")
+        );
+        assert!(
+            parse_output(r#"{"hookSpecificOutput": {"permissionDecision": "maybe"}}"#)
+                .unwrap_err()
+                .to_string()
+                .contains("unknown `permissionDecision` \"maybe\"")
+        );
+    }
+}

@@ -1,0 +1,178 @@
+//! Claude Code's `settings.json` loads as it is, and hook scripts written
+//! the way public Claude Code hook collections write them run unchanged:
+//! an `rm -rf` blocker (exit 2), a `.env` guard (JSON deny), a logger.
+
+use std::path::{Path, PathBuf};
+
+use hooks_core::prelude::*;
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hooks-config-claude-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn settings(log: &Path) -> PathBuf {
+    // `$CLAUDE_PROJECT_DIR` is the working directory: this crate, when testing.
+    let text = format!(
+        r#"{{
+  "permissions": {{"allow": ["Bash(ls:*)"]}},
+  "hooks": {{
+    "PreToolUse": [
+      {{
+        "matcher": "Bash",
+        "hooks": [
+          {{"type": "command", "command": "python3 \"$CLAUDE_PROJECT_DIR\"/tests/scripts/claude/block_rm.py", "timeout": 10}}
+        ]
+      }},
+      {{
+        "matcher": "Read|Edit|Write",
+        "hooks": [
+          {{"type": "command", "command": "python3 $CLAUDE_PROJECT_DIR/tests/scripts/claude/env_guard.py"}}
+        ]
+      }}
+    ],
+    "PostToolUse": [
+      {{
+        "matcher": "*",
+        "hooks": [
+          {{"type": "command", "command": "bash $CLAUDE_PROJECT_DIR/tests/scripts/claude/log_tool.sh {}"}}
+        ]
+      }}
+    ]
+  }}
+}}"#,
+        log.display()
+    );
+    let path = temp("settings.json");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[tokio::test]
+async fn public_style_hook_scripts_run_unchanged() {
+    let log = temp("tool-usage.jsonl");
+    let _ = std::fs::remove_file(&log);
+    let path = settings(&log);
+    let config = hooks_config::load(&path).unwrap();
+    assert_eq!(config.len(), 3);
+    let hooks = config
+        .apply(Hooks::builder().without_linked())
+        .unwrap()
+        .build()
+        .unwrap();
+    let session = Session::new("sess-claude");
+
+    let outcome = hooks
+        .dispatch(&mut PreToolUse::new(
+            &session,
+            "Bash",
+            json!({"command": "rm -rf /tmp/build"}),
+        ))
+        .await;
+    assert_eq!(
+        outcome.denial().unwrap().reason(),
+        "Blocked: 'rm -rf /tmp/build' is a recursive forced delete. Remove specific files instead."
+    );
+    assert!(
+        hooks
+            .dispatch(&mut PreToolUse::new(
+                &session,
+                "Bash",
+                json!({"command": "ls -la"})
+            ))
+            .await
+            .is_continue()
+    );
+
+    let outcome = hooks
+        .dispatch(&mut PreToolUse::new(
+            &session,
+            "Read",
+            json!({"file_path": "/app/.env"}),
+        ))
+        .await;
+    assert_eq!(
+        outcome.denial().unwrap().reason(),
+        "Access to /app/.env is blocked: environment files hold secrets."
+    );
+    assert!(
+        hooks
+            .dispatch(&mut PreToolUse::new(
+                &session,
+                "Read",
+                json!({"file_path": "/app/main.rs"})
+            ))
+            .await
+            .is_continue()
+    );
+    assert!(
+        hooks
+            .dispatch(&mut PreToolUse::new(
+                &session,
+                "Grep",
+                json!({"path": "/app/.env"})
+            ))
+            .await
+            .is_continue(),
+        "the guard's matcher does not cover Grep"
+    );
+
+    let tool = hooks.tool("Read");
+    let run = tool
+        .run(
+            &session,
+            json!({"file_path": "/app/main.rs"}),
+            async |_: &Value| Ok::<_, String>(json!("fn main() {}")),
+        )
+        .await;
+    assert!(run.ran());
+    let logged: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|line| line.parse().unwrap())
+        .collect();
+    assert_eq!(logged.len(), 1);
+    assert_eq!(logged[0]["hook_event_name"], "PostToolUse");
+    assert_eq!(logged[0]["tool_name"], "Read");
+    assert_eq!(logged[0]["tool_response"], "fn main() {}");
+
+    let described = hooks.describe().to_string();
+    assert!(
+        described.contains(&format!("{}:8 (config)", path.display())),
+        "{described}"
+    );
+}
+
+#[test]
+fn unsupported_events_and_matchers_are_errors_naming_the_line() {
+    let text = r#"{
+  "hooks": {
+    "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}],
+    "PreToolUse": [{"matcher": "^Bash$", "hooks": [{"type": "command", "command": "true"}]}],
+    "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "agent"}]}]
+  }
+}"#;
+    let error = hooks_config::parse("settings.json", text, true)
+        .err()
+        .unwrap();
+    let problems = error.problems();
+    assert_eq!(problems.len(), 3, "{error}");
+    assert!(
+        problems[0].starts_with("settings.json:3: `Notification` hooks have no counterpart here"),
+        "{error}"
+    );
+    assert!(problems[1].starts_with("settings.json:5: hook `settings.json:5 (PostToolUse[0].hooks[0])`: a hook of type \"agent\""), "{error}");
+    assert!(
+        problems[2]
+            .starts_with("settings.json:4: PreToolUse matcher \"^Bash$\": cannot be expressed"),
+        "{error}"
+    );
+    let broken = hooks_config::parse("settings.json", "{\n  \"hooks\": [\n", true)
+        .err()
+        .unwrap();
+    assert!(
+        broken.problems()[0].starts_with("settings.json:2: not valid settings JSON"),
+        "{broken}"
+    );
+}

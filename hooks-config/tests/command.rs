@@ -1,0 +1,194 @@
+//! Command hooks against real scripts (bash and python3): block, allow,
+//! rewrite, add context, time out (killing the whole process group), crash,
+//! print garbage, print megabytes, or fail to start.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use hooks_core::prelude::*;
+use hooks_core::{DenialCause, HookError};
+
+fn scripts() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts")
+}
+
+/// A dispatcher with one command hook on `pre_tool_use`, declared in TOML.
+fn hooks_with(command: &str, extra: &str) -> Hooks {
+    let text = format!(
+        "[[hooks]]\nevent = \"pre_tool_use\"\nname = \"under_test\"\ncommand = {command}\n{extra}\n"
+    );
+    let config = hooks_config::parse("test.toml", &text, false).unwrap();
+    config
+        .apply(Hooks::builder().without_linked())
+        .unwrap()
+        .build()
+        .unwrap()
+}
+
+fn script(name: &str) -> String {
+    let path = scripts().join(name);
+    let interpreter = if Path::new(name)
+        .extension()
+        .is_some_and(|extension| extension == "py")
+    {
+        "python3"
+    } else {
+        "bash"
+    };
+    format!("[\"{interpreter}\", \"{}\"]", path.display())
+}
+
+fn call(tool: &'static str, args: Value) -> PreToolUse {
+    PreToolUse::new(&Session::new("sess-7").with_user("dana"), tool, args)
+}
+
+#[tokio::test]
+async fn exit_2_blocks_with_stderr_as_the_reason() {
+    let hooks = hooks_with(&script("block.sh"), "");
+    let outcome = hooks
+        .dispatch(&mut call("Bash", json!({"command": "ls"})))
+        .await;
+    let denial = outcome.denial().unwrap();
+    assert_eq!(denial.hook(), &"under_test");
+    assert_eq!(denial.reason(), "blocked by policy: ask an operator");
+    assert_eq!(denial.cause(), &DenialCause::Decided);
+}
+
+#[tokio::test]
+async fn json_allow_lets_the_call_through() {
+    let hooks = hooks_with(&script("allow.sh"), "");
+    assert!(
+        hooks
+            .dispatch(&mut call("Bash", json!({})))
+            .await
+            .is_continue()
+    );
+}
+
+#[tokio::test]
+async fn updated_input_rewrites_the_arguments() {
+    let hooks = hooks_with(&script("rewrite.py"), "");
+    let mut ctx = call("read_file", json!({"path": "/etc/passwd"}));
+    assert!(hooks.dispatch(&mut ctx).await.is_continue());
+    assert_eq!(ctx.args(), &json!({"path": "/sandbox/passwd"}));
+    assert_eq!(ctx.rewrites()[0].hook, "under_test");
+}
+
+#[tokio::test]
+async fn additional_context_reaches_the_model_and_the_input_is_the_protocols() {
+    let hooks = hooks_with(&script("context.py"), "");
+    let mut ctx = call("search", json!({"q": "x"}));
+    assert!(hooks.dispatch(&mut ctx).await.is_continue());
+    assert_eq!(
+        ctx.injected().text(),
+        "context hook saw PreToolUse of search in session sess-7 for dana"
+    );
+}
+
+#[tokio::test]
+async fn a_timeout_kills_the_whole_process_group_and_denies() {
+    let pid_file =
+        std::env::temp_dir().join(format!("hooks-config-slow-{}.pid", std::process::id()));
+    let command = format!(
+        "[\"bash\", \"{}\", \"{}\"]",
+        scripts().join("slow.sh").display(),
+        pid_file.display()
+    );
+    let hooks = hooks_with(&command, "timeout = \"300ms\"");
+    let started = Instant::now();
+    let outcome = hooks.dispatch(&mut call("Bash", json!({}))).await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(
+        outcome.denial().unwrap().cause(),
+        &DenialCause::Failed(HookError::TimedOut(Duration::from_millis(300)))
+    );
+    let grandchild = std::fs::read_to_string(&pid_file).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    // Gone, or dead and waiting for its new parent to reap it (a container's init may not).
+    let state =
+        std::fs::read_to_string(format!("/proc/{}/status", grandchild.trim())).unwrap_or_default();
+    let state = state
+        .lines()
+        .find(|line| line.starts_with("State:"))
+        .unwrap_or("State: gone");
+    assert!(
+        state.contains("gone") || state.contains("zombie"),
+        "the background `sleep` the hook started was killed with it; it is {state}"
+    );
+}
+
+#[tokio::test]
+async fn a_crash_is_a_failure_and_guards_fail_closed_unless_told_otherwise() {
+    let hooks = hooks_with(&script("crash.py"), "");
+    let outcome = hooks.dispatch(&mut call("Bash", json!({}))).await;
+    let denial = outcome.denial().unwrap();
+    let DenialCause::Failed(HookError::Failed(message)) = denial.cause() else {
+        panic!("{denial:?}")
+    };
+    assert!(message.starts_with("exited with 1: Traceback"), "{message}");
+    assert!(
+        message.contains("RuntimeError: the policy file is missing"),
+        "{message}"
+    );
+
+    let lenient = hooks_with(&script("crash.py"), "on_error = \"continue\"");
+    let mut ctx = call("Bash", json!({}));
+    assert!(lenient.dispatch(&mut ctx).await.is_continue());
+    assert_eq!(ctx.failures().len(), 1);
+}
+
+#[tokio::test]
+async fn broken_json_is_a_failure_not_a_silent_allow() {
+    let hooks = hooks_with(&script("garbage.sh"), "");
+    let outcome = hooks.dispatch(&mut call("Bash", json!({}))).await;
+    assert!(
+        outcome
+            .denial()
+            .unwrap()
+            .reason()
+            .contains("its output is not valid hook JSON")
+    );
+}
+
+#[tokio::test]
+async fn megabytes_of_output_stop_the_hook() {
+    let hooks = hooks_with(&script("megabytes.py"), "");
+    let outcome = hooks.dispatch(&mut call("Bash", json!({}))).await;
+    assert!(
+        outcome
+            .denial()
+            .unwrap()
+            .reason()
+            .contains("printed more than 1048576 bytes; it was stopped")
+    );
+    let roomy = hooks_with(&script("megabytes.py"), "max_output = 10_000_000");
+    let outcome = roomy.dispatch(&mut call("Bash", json!({}))).await;
+    assert!(
+        outcome.is_continue(),
+        "plain text on stdout is not an objection: {outcome:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_program_that_cannot_start_says_so() {
+    let hooks = hooks_with("[\"/no/such/program\", \"--flag\"]", "");
+    let outcome = hooks.dispatch(&mut call("Bash", json!({}))).await;
+    let reason = outcome.denial().unwrap().reason().to_owned();
+    assert!(
+        reason.contains("could not start `/no/such/program`: No such file or directory"),
+        "{reason}"
+    );
+    let DenialCause::Failed(_) = outcome.denial().unwrap().cause() else {
+        panic!("a failure, not a block")
+    };
+}
+
+#[tokio::test]
+async fn shell_form_runs_only_when_asked() {
+    let hooks = hooks_with(
+        "\"cat > /dev/null; echo blocked >&2; exit 2\"",
+        "shell = true",
+    );
+    let outcome = hooks.dispatch(&mut call("Bash", json!({}))).await;
+    assert_eq!(outcome.denial().unwrap().reason(), "blocked");
+}

@@ -1,0 +1,171 @@
+//! The TOML file: hooks join the dispatcher in order with their file and
+//! line; every problem is reported with file, line and hook, all at once;
+//! standard hooks are configured from their tables.
+
+use hooks_core::prelude::*;
+use hooks_core::{EventKind, Origin};
+
+const GOOD: &str = r#"
+[[hooks]]
+event = "pre_tool_use"
+name = "late"
+priority = 50
+matches = "Bash(git push*)"
+command = ["bash", "-c", "cat > /dev/null; exit 0"]
+
+[[hooks]]
+event = "PreToolUse"
+name = "early"
+priority = -50
+group = "ops"
+timeout = "2s"
+on_error = "continue"
+command = ["true"]
+
+[[hooks]]
+event = "session_end"
+command = ["true"]
+
+[truncate]
+max_chars = 500
+"#;
+
+#[test]
+fn hooks_join_with_their_origin_and_options() {
+    let config = hooks_config::parse("hooks.toml", GOOD, false).unwrap();
+    assert_eq!(config.len(), 3);
+    let hooks = config
+        .apply(Hooks::builder().without_linked())
+        .unwrap()
+        .build()
+        .unwrap();
+    let description = hooks.describe();
+    let infos = description.hooks();
+    assert_eq!(infos.len(), 3);
+    assert_eq!((infos[0].name.as_str(), infos[0].priority), ("early", -50));
+    assert_eq!(infos[0].group.as_deref(), Some("ops"));
+    assert_eq!(infos[0].on_error, OnError::Continue);
+    assert_eq!(
+        infos[0].timeout_ms,
+        Some(3_000),
+        "2s, plus the dispatcher's one-second backstop"
+    );
+    assert_eq!(
+        infos[0].origin,
+        Origin::Config {
+            file: "hooks.toml".into(),
+            line: 9
+        }
+    );
+    assert_eq!(
+        (infos[1].name.as_str(), infos[1].matcher.as_deref()),
+        ("late", Some("Bash(git push*)"))
+    );
+    assert_eq!(
+        infos[1].origin,
+        Origin::Config {
+            file: "hooks.toml".into(),
+            line: 2
+        }
+    );
+    assert_eq!(
+        (infos[2].event, infos[2].name.as_str()),
+        (EventKind::SessionEnd, "hooks.toml:18")
+    );
+    assert!(description.to_string().contains("hooks.toml:9 (config)"));
+}
+
+#[test]
+fn every_problem_is_reported_with_file_line_and_hook() {
+    let text = r#"
+[[hooks]]
+event = "pre_tool_use"
+name = "no_mode"
+
+[[hooks]]
+event = "post_tool_use"
+name = "strict_observer"
+on_error = "deny"
+matches = "sql_.*+"
+command = ["true"]
+
+[[hooks]]
+event = "stop"
+name = "shell_string"
+matches = "x"
+command = "rm -rf / | true"
+timeout = "soon"
+
+[[hooks]]
+event = "before_lunch"
+command = ["true"]
+"#;
+    let error = hooks_config::parse("bad.toml", text, false).err().unwrap();
+    let problems = error.problems();
+    assert_eq!(
+        problems,
+        [
+            "bad.toml:2: hook `no_mode`: needs exactly one of `command`, `http` or `prompt`",
+            "bad.toml:6: hook `strict_observer`: bad pattern \"sql_.*+\" in `matches`: `*` may only start or end a tool name, as in `sql_*` or `*_write`",
+            "bad.toml:6: hook `strict_observer`: `on_error = \"deny\"` is not possible on post_tool_use: that event cannot block",
+            "bad.toml:13: hook `shell_string`: `matches` only applies to tool events (pre_tool_use, post_tool_use), not stop",
+            "bad.toml:13: hook `shell_string`: bad `timeout` \"soon\": expected number at 0 (write e.g. \"5s\")",
+            "bad.toml:13: hook `shell_string`: `command = \"rm -rf / | true\"` would need a shell: write it as an array (exec form, no shell), or add `shell = true`",
+            "bad.toml:20: hook `bad.toml:20`: unknown event \"before_lunch\"; events are: session_start, user_prompt_submit, pre_model_request, pre_tool_use, post_tool_use, stop, session_end",
+        ]
+    );
+    assert!(
+        error
+            .to_string()
+            .starts_with("the hooks configuration is invalid (7 problems)")
+    );
+}
+
+#[test]
+fn syntax_and_unknown_fields_name_the_line() {
+    let error = hooks_config::parse(
+        "syntax.toml",
+        "[[hooks]]\nevent = \"stop\"\ncomand = [\"true\"]\n",
+        false,
+    )
+    .err()
+    .unwrap();
+    assert!(
+        error.problems()[0].starts_with("syntax.toml:3: unknown field `comand`"),
+        "{error}"
+    );
+    let error = hooks_config::parse("syntax.toml", "\n\n[[hooks]\n", false)
+        .err()
+        .unwrap();
+    assert!(
+        error.problems()[0].starts_with("syntax.toml:3: "),
+        "{error}"
+    );
+    let missing = hooks_config::load("/no/such/hooks.toml").err().unwrap();
+    assert!(
+        missing.problems()[0].starts_with("/no/such/hooks.toml: cannot read it: No such file"),
+        "{missing}"
+    );
+}
+
+#[test]
+fn a_bad_standard_table_names_its_line() {
+    let text = "\n[truncate]\nmax_chars = 5\n";
+    let config = hooks_config::parse("std.toml", text, false).unwrap();
+    let Err(error) = config.apply(Hooks::builder().without_linked()) else {
+        panic!("the limit is too small")
+    };
+    assert_eq!(
+        error.problems(),
+        [
+            "std.toml:2: [truncate]: truncate configuration: `max_chars` is 5 characters; the smallest limit is 200"
+        ]
+    );
+}
+
+#[test]
+fn a_bad_entry_never_disables_the_others_silently() {
+    // One bad hook fails the whole file: nothing runs half-configured.
+    let text = "[[hooks]]\nevent = \"pre_tool_use\"\ncommand = [\"true\"]\n\n[[hooks]]\nevent = \"pre_tool_use\"\n";
+    assert!(hooks_config::parse("half.toml", text, false).is_err());
+}

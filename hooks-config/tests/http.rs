@@ -1,0 +1,205 @@
+//! HTTP hooks against a local server: allow, deny, rewrite, context with
+//! headers, timeouts, errors, oversized answers, a redirect to a private
+//! address, and internal addresses refused unless allow-listed — including
+//! a name (`localhost`) that resolves to one.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use hooks_core::prelude::*;
+use hooks_core::{DenialCause, HookError};
+
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Server {
+    fn start() -> Server {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/servers/hook_server.py");
+        let mut child = Command::new("python3")
+            .arg(script)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        Server {
+            child,
+            port: line.trim().parse().unwrap(),
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn hooks(url: &str, allow: &str, extra: &str) -> Hooks {
+    let text = format!(
+        "[http]\nallow = [{allow}]\n\n[[hooks]]\nevent = \"pre_tool_use\"\nname = \"remote\"\nhttp = {{ url = \"{url}\"{extra} }}\ntimeout = \"1s\"\n"
+    );
+    let config = hooks_config::parse("http.toml", &text, false).unwrap();
+    config
+        .apply(Hooks::builder().without_linked())
+        .unwrap()
+        .build()
+        .unwrap()
+}
+
+fn call() -> PreToolUse {
+    PreToolUse::new(&Session::new("s"), "deploy", json!({"env": "prod"}))
+}
+
+fn failure(outcome: &Outcome) -> String {
+    match outcome.denial().map(hooks_core::Denial::cause) {
+        Some(DenialCause::Failed(HookError::Failed(message))) => message.clone(),
+        other => panic!("expected a failure, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn answers_allow_deny_rewrite_and_add_context() {
+    let server = Server::start();
+    let base = format!("http://127.0.0.1:{}", server.port);
+    let allow = "\"127.0.0.1\"";
+
+    assert!(
+        hooks(&format!("{base}/allow"), allow, "")
+            .dispatch(&mut call())
+            .await
+            .is_continue()
+    );
+    let outcome = hooks(&format!("{base}/deny"), allow, "")
+        .dispatch(&mut call())
+        .await;
+    assert_eq!(
+        outcome.denial().unwrap().reason(),
+        "the remote policy says no"
+    );
+
+    let mut ctx = call();
+    assert!(
+        hooks(&format!("{base}/rewrite"), allow, "")
+            .dispatch(&mut ctx)
+            .await
+            .is_continue()
+    );
+    assert_eq!(ctx.args(), &json!({"env": "prod", "dry_run": true}));
+
+    let mut ctx = call();
+    let with_header = ", headers = { x-hook-token = \"t0k\" }";
+    assert!(
+        hooks(&format!("{base}/context"), allow, with_header)
+            .dispatch(&mut ctx)
+            .await
+            .is_continue()
+    );
+    assert_eq!(ctx.injected().text(), "PreToolUse deploy t0k");
+}
+
+#[tokio::test]
+async fn timeouts_errors_and_oversized_answers_fail_closed() {
+    let server = Server::start();
+    let base = format!("http://127.0.0.1:{}", server.port);
+    let allow = "\"127.0.0.1\"";
+
+    let started = Instant::now();
+    let outcome = hooks(&format!("{base}/slow"), allow, "")
+        .dispatch(&mut call())
+        .await;
+    assert!(started.elapsed() < Duration::from_secs(4));
+    assert_eq!(
+        outcome.denial().unwrap().cause(),
+        &DenialCause::Failed(HookError::TimedOut(Duration::from_secs(1)))
+    );
+
+    assert_eq!(
+        failure(
+            &hooks(&format!("{base}/error"), allow, "")
+                .dispatch(&mut call())
+                .await
+        ),
+        "answered 500 Internal Server Error"
+    );
+    assert_eq!(
+        failure(
+            &hooks(&format!("{base}/big"), allow, "")
+                .dispatch(&mut call())
+                .await
+        ),
+        "answered more than 1048576 bytes"
+    );
+    let redirect = failure(
+        &hooks(&format!("{base}/redirect-private"), allow, "")
+            .dispatch(&mut call())
+            .await,
+    );
+    assert_eq!(
+        redirect,
+        "answered 302 Found to `http://10.255.255.1/steal`; redirects are not followed"
+    );
+}
+
+#[tokio::test]
+async fn internal_addresses_need_an_allow_list_entry_checked_where_the_connection_goes() {
+    let server = Server::start();
+    let literal = failure(
+        &hooks(&format!("http://127.0.0.1:{}/allow", server.port), "", "")
+            .dispatch(&mut call())
+            .await,
+    );
+    assert!(
+        literal.starts_with("`127.0.0.1` is 127.0.0.1, an internal address"),
+        "{literal}"
+    );
+
+    // A name that resolves to loopback is refused at resolution: the client never connects.
+    let named = failure(
+        &hooks(&format!("http://localhost:{}/allow", server.port), "", "")
+            .dispatch(&mut call())
+            .await,
+    );
+    assert!(named.contains("`localhost` is "), "{named}");
+    assert!(named.contains("an internal address"), "{named}");
+
+    let metadata = failure(
+        &hooks("http://169.254.169.254/latest/meta-data/", "", "")
+            .dispatch(&mut call())
+            .await,
+    );
+    assert!(
+        metadata.contains("169.254.169.254, an internal address"),
+        "{metadata}"
+    );
+
+    // Allow-listing the name lets it through.
+    let outcome = hooks(
+        &format!("http://localhost:{}/allow", server.port),
+        "\"localhost\"",
+        "",
+    )
+    .dispatch(&mut call())
+    .await;
+    assert!(outcome.is_continue(), "{outcome:?}");
+}
+
+#[tokio::test]
+async fn fire_and_forget_does_not_wait() {
+    let server = Server::start();
+    let hooks = hooks(
+        &format!("http://127.0.0.1:{}/slow", server.port),
+        "\"127.0.0.1\"",
+        ", fire_and_forget = true",
+    );
+    let started = Instant::now();
+    assert!(hooks.dispatch(&mut call()).await.is_continue());
+    assert!(started.elapsed() < Duration::from_millis(500));
+}
