@@ -169,3 +169,10 @@ fn a_bad_entry_never_disables_the_others_silently() {
     let text = "[[hooks]]\nevent = \"pre_tool_use\"\ncommand = [\"true\"]\n\n[[hooks]]\nevent = \"pre_tool_use\"\n";
     assert!(hooks_config::parse("half.toml", text, false).is_err());
 }
+
+#[test]
+fn the_example_config_loads() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/hooks.toml");
+    let config = hooks_config::load(&path).unwrap();
+    assert_eq!(config.len(), 2);
+}

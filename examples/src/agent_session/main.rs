@@ -5,7 +5,8 @@
 //!
 //! Run it with `cargo run -p hooks-examples`. No network, no API key: the
 //! model is a script. `cargo run -p hooks-examples -- --interactive` lets you
-//! answer the payment approval yourself.
+//! answer the payment approval yourself; `-- --config examples/hooks.toml`
+//! adds hooks declared in a file.
 
 mod guards;
 mod script;
@@ -82,6 +83,14 @@ async fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The file after `--config`, if given.
+fn config_path() -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|arg| arg == "--config")
+        .and_then(|at| args.get(at + 1).cloned())
+}
+
 /// Configures the standard hooks and builds the dispatcher.
 fn setup() -> Result<(Hooks, PathBuf), Box<dyn std::error::Error>> {
     let scratch = std::env::temp_dir().join(format!("hooks-agent-session-{}", std::process::id()));
@@ -121,8 +130,13 @@ fn setup() -> Result<(Hooks, PathBuf), Box<dyn std::error::Error>> {
                 .by([By::User]),
         ],
     })?;
-    let hooks = Hooks::builder()
-        .approver(gate)
+    let mut builder = Hooks::builder().approver(gate);
+    if let Some(path) = config_path() {
+        let config = hooks_config::load(&path)?;
+        println!("Loaded {} hooks from {path}\n", config.len());
+        builder = config.apply(builder)?;
+    }
+    let hooks = builder
         .require([
             "agent_session::guards::careful_sql",
             "hooks_std::read_only::guard",
@@ -219,6 +233,12 @@ async fn run_turns(
 /// Prints what the hooks did to one tool call.
 fn report(run: &ToolRun) {
     let pre = run.pre();
+    if !pre.injected().is_empty() {
+        show(
+            "pre_tool_use",
+            &format!("context for the model: {:?}", pre.injected().text()),
+        );
+    }
     for rewrite in pre.rewrites() {
         show(
             "pre_tool_use",
