@@ -6,6 +6,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use crate::decision::Decision;
 use crate::event::Event;
 use crate::failure::HookError;
+use crate::hook::HookCall;
 use crate::output::Verdict;
 use crate::table::{Candidate, Entry, Runner};
 
@@ -88,15 +89,29 @@ pub(crate) fn sync_stretch<'t, C: Event>(
     let mut running = None;
     let stretch = catch_unwind(AssertUnwindSafe(|| {
         while let Some(entry) = chain.next_deciding(ctx) {
-            let Runner::Sync(hook) = entry.runner else {
-                return Stretch::Slow(entry);
-            };
             if traced {
                 return Stretch::Slow(entry);
             }
-            ctx.__trail().enter(&entry.meta.name);
-            running = Some(entry);
-            match hook(ctx) {
+            let verdict = match &entry.runner {
+                Runner::Sync(hook) => {
+                    ctx.__trail().enter(&entry.meta.name);
+                    running = Some(entry);
+                    hook(ctx)
+                }
+                // A closure added with `Hook::new` always answers at once.
+                Runner::Runtime(hook) if !entry.meta.asynchronous => {
+                    ctx.__trail().enter(&entry.meta.name);
+                    running = Some(entry);
+                    match hook.call(ctx) {
+                        HookCall::Ready(verdict) => verdict,
+                        HookCall::Pending(_) => Err(HookError::failed(
+                            "returned a future though it was added as a synchronous hook",
+                        )),
+                    }
+                }
+                _ => return Stretch::Slow(entry),
+            };
+            match verdict {
                 Ok(Decision::Continue) => {}
                 verdict => return Stretch::Stopped(entry, verdict),
             }

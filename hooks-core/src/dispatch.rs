@@ -2,13 +2,14 @@ use std::borrow::Cow;
 use std::future::Future;
 use std::sync::Arc;
 
-use crate::approval::{Approver, ask};
+use crate::approval::Approver;
 use crate::builder::HooksBuilder;
-use crate::chain::{Chain, Stretch, sync_stretch};
+use crate::chain::Chain;
 use crate::decision::{Approval, Decision};
 use crate::describe::Description;
 use crate::event::Event;
 use crate::failure::{HookError, OnError};
+use crate::future::Dispatch;
 use crate::outcome::{Denial, DenialCause, Outcome};
 use crate::output::Verdict;
 use crate::run::{run as traced_run, untraced as untraced_run};
@@ -66,7 +67,8 @@ impl Hooks {
         &'a self,
         ctx: &'a mut C,
     ) -> impl Future<Output = Outcome> + Send + 'a {
-        self.run_chain(
+        Dispatch::new(
+            self,
             Chain::All(C::__table(&self.inner.tables).entries.iter()),
             ctx,
         )
@@ -81,78 +83,25 @@ impl Hooks {
     pub fn count<C: Event>(&self) -> usize {
         C::__table(&self.inner.tables).entries.len()
     }
+}
 
-    /// Runs the deciding hooks, then the observers, which see how the chain ended.
-    pub(crate) async fn run_chain<C: Event>(&self, entries: Chain<'_, C>, ctx: &mut C) -> Outcome {
-        ctx.__trail().set_budget(self.inner.injection_budget);
-        // A span costs more than a small hook even when nobody listens: ask
-        // once per dispatch whether anyone does (one relaxed atomic load).
-        let traced = tracing::level_enabled!(tracing::Level::DEBUG);
-        let observed = C::__table(&self.inner.tables).observers > 0;
-        let mut chain = entries.clone();
-        let denial = loop {
-            let (entry, verdict) = match sync_stretch(&mut chain, ctx, traced) {
-                Stretch::Done => break None,
-                Stretch::Stopped(entry, verdict) => (entry, verdict),
-                Stretch::Slow(entry) => {
-                    ctx.__trail().enter(&entry.meta.name);
-                    (entry, run(entry, ctx, traced).await)
-                }
-            };
-            match settle(entry, ctx, verdict) {
-                Settled::Continue => {}
-                Settled::Denied(denial) => break Some(denial),
-                // Boxed: a person's answer takes seconds, and keeping this
-                // rarely-taken path out of line keeps every dispatch's future small.
-                Settled::Ask(approval) => {
-                    let approver = self.inner.approver.as_deref();
-                    let asked = Box::pin(ask(approver, &entry.meta.name, ctx, approval)).await;
-                    if asked.is_some() {
-                        break asked;
-                    }
-                }
-            }
-        };
-        let outcome = if observed {
-            self.observe(entries, ctx, denial).await
-        } else {
-            denial.map_or(Outcome::Continue, Outcome::Denied)
-        };
-        ctx.__trail().leave();
-        outcome
-    }
-
-    /// Runs the observers with the chain's denial visible on the context.
-    async fn observe<C: Event>(
-        &self,
-        mut entries: Chain<'_, C>,
-        ctx: &mut C,
-        denial: Option<Denial>,
-    ) -> Outcome {
-        ctx.__trail().set_denial(denial);
-        while let Some(entry) = entries.next_observer(ctx) {
-            ctx.__trail().enter(&entry.meta.name);
-            let traced = tracing::level_enabled!(tracing::Level::DEBUG);
-            if let Err(error) = run(entry, ctx, traced).await {
-                tracing::warn!(
-                    hook = %entry.meta.name,
-                    event = C::KIND.as_str(),
-                    %error,
-                    "observer failed; continuing (observers cannot change the outcome)"
-                );
-                ctx.__trail().record_failure(&entry.meta.name, error);
-            }
-        }
-        ctx.__trail()
-            .take_denial()
-            .map_or(Outcome::Continue, Outcome::Denied)
+/// Logs and records an observer's failure: observers cannot change the outcome.
+pub(crate) fn record<C: Event>(entry: &Entry<C>, ctx: &mut C, verdict: Verdict) {
+    if let Err(error) = verdict {
+        tracing::warn!(
+            hook = %entry.meta.name,
+            event = C::KIND.as_str(),
+            %error,
+            "observer failed; continuing (observers cannot change the outcome)"
+        );
+        ctx.__trail().record_failure(&entry.meta.name, error);
     }
 }
 
 /// Runs one hook off the fast path. Traced runs are boxed: their spans
 /// would otherwise make every dispatch's future larger, and a subscriber
 /// listening at DEBUG allocates for each span anyway.
-async fn run<C: Event>(entry: &Entry<C>, ctx: &mut C, traced: bool) -> Verdict {
+pub(crate) async fn run<C: Event>(entry: &Entry<C>, ctx: &mut C, traced: bool) -> Verdict {
     if traced {
         Box::pin(traced_run(entry, ctx)).await
     } else {
@@ -161,7 +110,7 @@ async fn run<C: Event>(entry: &Entry<C>, ctx: &mut C, traced: bool) -> Verdict {
 }
 
 /// What one hook's verdict means for the chain.
-fn settle<C: Event>(
+pub(crate) fn settle<C: Event>(
     entry: &Entry<C>,
     ctx: &mut C,
     verdict: Result<Decision, HookError>,
@@ -209,7 +158,7 @@ fn settle<C: Event>(
 }
 
 /// What a verdict means for the chain.
-enum Settled {
+pub(crate) enum Settled {
     Continue,
     Denied(Denial),
     Ask(Approval),

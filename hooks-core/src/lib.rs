@@ -79,6 +79,7 @@ mod describe;
 mod dispatch;
 mod event;
 mod failure;
+mod future;
 mod hook;
 mod matcher;
 mod name;

@@ -15,7 +15,7 @@ pub use crate::output::{HookOutput, ObserverOutput, Verdict};
 pub use crate::registry::{
     __HOOKS_CORE_V1_POST_TOOL_USE, __HOOKS_CORE_V1_PRE_MODEL_REQUEST, __HOOKS_CORE_V1_PRE_TOOL_USE,
     __HOOKS_CORE_V1_SESSION_END, __HOOKS_CORE_V1_SESSION_START, __HOOKS_CORE_V1_STOP,
-    __HOOKS_CORE_V1_USER_PROMPT_SUBMIT, HookFn, LinkedHook,
+    __HOOKS_CORE_V1_USER_PROMPT_SUBMIT, HandBack, HookFn, LinkedHook,
 };
 
 use crate::event::Event;
@@ -59,9 +59,15 @@ pub fn output<E: Event, R: HookOutput<E>>(value: R) -> Verdict {
     value.into_verdict()
 }
 
-pub fn boxed<'a, F>(timeout: Option<Duration>, future: F) -> BoxFuture<'a, Verdict>
+pub fn boxed<'a, C, F>(future: F) -> HandBack<'a, C>
 where
-    F: Future<Output = Verdict> + Send + 'a,
+    F: Future<Output = (Verdict, &'a mut C)> + Send + 'a,
 {
-    crate::run::guarded(timeout, future)
+    Box::pin(future)
+}
+
+pub async fn guard(timeout: Option<Duration>, future: impl Future<Output = Verdict>) -> Verdict {
+    crate::run::within(timeout, future)
+        .await
+        .and_then(|verdict| verdict)
 }

@@ -32,11 +32,21 @@ pub struct LinkedHook<C: 'static> {
 #[doc(hidden)]
 pub enum HookFn<C: 'static> {
     Sync(fn(&mut C) -> Verdict),
-    Async(for<'a> fn(&'a mut C) -> BoxFuture<'a, Verdict>),
+    Async(AsyncHookFn<C>),
     /// `observe` hooks see the context after the decision and cannot change it.
     Observe(fn(&C) -> Verdict),
-    ObserveAsync(for<'a> fn(&'a C) -> BoxFuture<'a, Verdict>),
+    ObserveAsync(AsyncHookFn<C>),
 }
+
+/// An async hook's wrapper: its boxed future hands the context back when it
+/// finishes (also after a panic or a timeout, which it catches), so the
+/// dispatcher can go on with the next hook without a future of its own.
+#[doc(hidden)]
+pub(crate) type AsyncHookFn<C> = for<'a> fn(&'a mut C) -> HandBack<'a, C>;
+
+/// The future of an async hook: its verdict, and the context back.
+#[doc(hidden)]
+pub type HandBack<'a, C> = BoxFuture<'a, (Verdict, &'a mut C)>;
 
 // Versioned, prefixed names: a user's own statics cannot collide with them,
 // and a future incompatible layout gets a new slice instead of a silent mismatch.

@@ -15,6 +15,7 @@ use crate::event::Event;
 use crate::failure::HookError;
 use crate::hook::{BoxFuture, HookCall};
 use crate::output::Verdict;
+use crate::registry::HandBack;
 use crate::table::{Entry, Runner};
 
 /// Runs one hook in a `hook` span recording its outcome and duration.
@@ -32,8 +33,7 @@ pub(crate) async fn run<C: Event>(entry: &Entry<C>, ctx: &mut C) -> Verdict {
         Runner::Sync(hook) => in_span(&span, || hook(ctx)),
         Runner::Observe(hook) => in_span(&span, || hook(ctx)),
         Runner::ObserveRuntime(hook) => in_span(&span, || hook(ctx)),
-        Runner::Async(hook) => awaited(&span, || hook(ctx)).await,
-        Runner::ObserveAsync(hook) => awaited(&span, || hook(ctx)).await,
+        Runner::Async(hook) | Runner::ObserveAsync(hook) => awaited(&span, || hook(ctx)).await,
         Runner::Runtime(hook) => {
             let call = {
                 let _entered = span.enter();
@@ -63,12 +63,8 @@ pub(crate) async fn untraced<C: Event>(entry: &Entry<C>, ctx: &mut C) -> Verdict
         Runner::Sync(hook) => catch(|| hook(ctx)).and_then(|verdict| verdict),
         Runner::Observe(hook) => catch(|| hook(ctx)).and_then(|verdict| verdict),
         Runner::ObserveRuntime(hook) => catch(|| hook(ctx)).and_then(|verdict| verdict),
-        Runner::Async(hook) => match catch(|| hook(ctx)) {
-            Ok(future) => settled(future).await,
-            Err(error) => Err(error),
-        },
-        Runner::ObserveAsync(hook) => match catch(|| hook(ctx)) {
-            Ok(future) => settled(future).await,
+        Runner::Async(hook) | Runner::ObserveAsync(hook) => match catch(|| hook(ctx)) {
+            Ok(future) => catch_async(future).await.and_then(|(verdict, _)| verdict),
             Err(error) => Err(error),
         },
         Runner::Runtime(hook) => match catch(|| hook.call(ctx)) {
@@ -86,10 +82,13 @@ fn in_span(span: &Span, hook: impl FnOnce() -> Verdict) -> Verdict {
 }
 
 /// Creates an async hook's future and awaits it in its span. Its timeout, if
-/// any, is inside the future ([`guarded`]): the dispatcher holds only the box.
-async fn awaited<'a>(span: &Span, hook: impl FnOnce() -> BoxFuture<'a, Verdict>) -> Verdict {
+/// any, is inside the future: the dispatcher holds only the box.
+async fn awaited<'a, C: 'a>(span: &Span, hook: impl FnOnce() -> HandBack<'a, C>) -> Verdict {
     match catch(hook) {
-        Ok(future) => settled(future).instrument(span.clone()).await,
+        Ok(future) => catch_async(future)
+            .instrument(span.clone())
+            .await
+            .and_then(|(verdict, _)| verdict),
         Err(error) => Err(error),
     }
 }

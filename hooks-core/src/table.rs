@@ -12,11 +12,11 @@ use crate::context::{
 };
 use crate::event::{Event, EventKind};
 use crate::failure::OnError;
-use crate::hook::{BoxFuture, RuntimeHook};
+use crate::hook::RuntimeHook;
 use crate::matcher::Matcher;
 use crate::name::HookName;
 use crate::output::Verdict;
-use crate::registry::{HookFn, LinkedHook};
+use crate::registry::{AsyncHookFn, HookFn, LinkedHook};
 
 /// Where a hook comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -67,10 +67,10 @@ pub(crate) struct HookMeta {
 
 pub(crate) enum Runner<C: 'static> {
     Sync(fn(&mut C) -> Verdict),
-    Async(for<'a> fn(&'a mut C) -> BoxFuture<'a, Verdict>),
+    Async(AsyncHookFn<C>),
     Runtime(Arc<dyn RuntimeHook<C>>),
     Observe(fn(&C) -> Verdict),
-    ObserveAsync(for<'a> fn(&'a C) -> BoxFuture<'a, Verdict>),
+    ObserveAsync(AsyncHookFn<C>),
     ObserveRuntime(Arc<dyn Fn(&C) -> Verdict + Send + Sync>),
 }
 

@@ -9,6 +9,7 @@ use crate::chain::Chain;
 use crate::context::{PostToolUse, PreToolUse};
 use crate::dispatch::Hooks;
 use crate::event::{EventKind, ToolEvent};
+use crate::future::Dispatch;
 use crate::matcher::Relevance;
 use crate::outcome::{Denial, Outcome};
 use crate::session::Session;
@@ -130,7 +131,7 @@ impl ToolHandle {
         } else {
             Chain::All(entries.iter())
         };
-        self.hooks.run_chain(chain, ctx)
+        Dispatch::new(&self.hooks, chain, ctx)
     }
 
     /// Runs the pre-hooks; unless one denies, runs `tool` with the final

@@ -187,40 +187,49 @@ fn wrapper(
     let context_span = syn::spanned::Spanned::span(signature.context);
     let (cast, output, sync, asynchronous) = if observe {
         (
-            quote_spanned!(context_span=> #private::observed_context::<#context, _>(ctx)),
+            quote_spanned!(context_span=> #private::observed_context::<#context, _>),
             quote_spanned!(signature.output_span=> #private::observed::<#context, _>),
             quote!(Observe),
             quote!(ObserveAsync),
         )
     } else {
         (
-            quote_spanned!(context_span=> #private::context::<#context, _>(ctx)),
+            quote_spanned!(context_span=> #private::context::<#context, _>),
             quote_spanned!(signature.output_span=> #private::output::<#context, _>),
             quote!(Sync),
             quote!(Async),
         )
     };
-    let mutability = (!observe).then(|| quote!(mut));
+    let borrow = if observe { quote!(&) } else { quote!(&mut) };
     match signature.asyncness {
         None => (
             quote!(#private::HookFn::#sync(__hooks_core_run)),
             quote! {
-                fn __hooks_core_run(ctx: & #mutability #context) -> #private::Verdict {
-                    #output(#function(#cast))
+                fn __hooks_core_run(ctx: #borrow #context) -> #private::Verdict {
+                    #output(#function(#cast(ctx)))
                 }
             },
         ),
         Some(async_span) => {
+            // The boxed future hands the context back when the hook is done
+            // (even after a timeout or a panic, which `guard` turns into a
+            // verdict), so the dispatcher needs no future of its own to go on.
             // Spanned on the user's `async`, path included: a non-`Send`
             // future is reported there rather than on the attribute.
             let boxed = respan(quote!(#private::boxed), async_span);
             let future = quote_spanned! {async_span=>
-                #boxed(#timeout, async move { #output(#function(#cast).await) })
+                #boxed(async move {
+                    let verdict = #private::guard(#timeout, async {
+                        #output(#function(#cast(#borrow *ctx)).await)
+                    })
+                    .await;
+                    (verdict, ctx)
+                })
             };
             (
                 quote!(#private::HookFn::#asynchronous(__hooks_core_run)),
                 quote! {
-                    fn __hooks_core_run<'ctx>(ctx: &'ctx #mutability #context) -> #private::BoxFuture<'ctx, #private::Verdict> {
+                    fn __hooks_core_run<'ctx>(ctx: &'ctx mut #context) -> #private::HandBack<'ctx, #context> {
                         #future
                     }
                 },
