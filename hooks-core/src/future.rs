@@ -14,7 +14,7 @@ use crate::decision::Approval;
 use crate::dispatch::{Hooks, Settled, record, run, settle};
 use crate::event::Event;
 use crate::hook::BoxFuture;
-use crate::outcome::{Denial, DenialCause, Outcome};
+use crate::outcome::{Denial, Outcome};
 use crate::output::Verdict;
 use crate::registry::HandBack;
 use crate::run::catch;
@@ -118,8 +118,10 @@ impl<C: Event> Future for Dispatch<'_, C> {
                     walk,
                     entry,
                     mut future,
-                } => match catch(|| future.as_mut().poll(cx)) {
-                    Ok(Poll::Pending) => {
+                    // No panic guard here: the hook's future carries its own
+                    // (`__private::guard`) and hands the context back either way.
+                } => match future.as_mut().poll(cx) {
+                    Poll::Pending => {
                         this.state = State::Hook {
                             walk,
                             entry,
@@ -127,14 +129,7 @@ impl<C: Event> Future for Dispatch<'_, C> {
                         };
                         return Poll::Pending;
                     }
-                    Ok(Poll::Ready((verdict, ctx))) => walk.after(entry, verdict, ctx),
-                    // The hook's own guard catches its panics; this is the
-                    // guard itself failing, and the context went with it.
-                    Err(error) => Step::Finish(Outcome::Denied(Denial::new(
-                        entry.meta.name.clone(),
-                        format!("hook `{}` {error} outside its guard", entry.meta.name).into(),
-                        DenialCause::Failed(error),
-                    ))),
+                    Poll::Ready((verdict, ctx)) => walk.after(entry, verdict, ctx),
                 },
                 State::Slow(mut future) => match future.as_mut().poll(cx) {
                     Poll::Pending => {
