@@ -114,12 +114,12 @@ impl<C: Event> Future for Dispatch<'_, C> {
                         }
                     }
                 }
+                // No panic guard here: the hook's future carries its own
+                // (`__private::guard`) and hands the context back either way.
                 State::Hook {
                     walk,
                     entry,
                     mut future,
-                    // No panic guard here: the hook's future carries its own
-                    // (`__private::guard`) and hands the context back either way.
                 } => match future.as_mut().poll(cx) {
                     Poll::Pending => {
                         this.state = State::Hook {
