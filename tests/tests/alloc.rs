@@ -41,14 +41,19 @@ fn observe(ctx: &mut PostToolUse) {
     let _ = ctx.result().is_ok();
 }
 
-#[pre_tool_use(matches = "async_tool")]
-async fn async_guard(ctx: &mut PreToolUse) -> Decision {
+/// The body of both async guards: it awaits, but never has to wait.
+async fn needs_args(ctx: &PreToolUse) -> Decision {
     std::future::ready(()).await;
     if ctx.args().is_null() {
         Decision::deny("no args")
     } else {
         Decision::Continue
     }
+}
+
+#[pre_tool_use(matches = "async_tool")]
+async fn async_guard(ctx: &mut PreToolUse) -> Decision {
+    needs_args(ctx).await
 }
 
 #[test]
@@ -126,12 +131,7 @@ fn an_async_hook_costs_one_allocation() {
 
 #[pre_tool_use(matches = "timed_tool", timeout_ms = 1_000)]
 async fn timed_guard(ctx: &mut PreToolUse) -> Decision {
-    std::future::ready(()).await;
-    if ctx.args().is_null() {
-        Decision::deny("no args")
-    } else {
-        Decision::Continue
-    }
+    needs_args(ctx).await
 }
 
 #[test]
