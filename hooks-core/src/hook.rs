@@ -12,7 +12,7 @@ use crate::event::{Event, ToolEvent};
 use crate::failure::OnError;
 use crate::name::HookName;
 use crate::output::{HookOutput, ObserverOutput, Verdict};
-use crate::run::guarded;
+use crate::run::guard;
 use crate::table::{Origin, Runner};
 
 /// A boxed, sendable future: what async hooks and approvers return.
@@ -216,7 +216,9 @@ pub(crate) struct Timed<C: 'static> {
 impl<C: Event> RuntimeHook<C> for Timed<C> {
     fn call<'a>(&'a self, ctx: &'a mut C) -> HookCall<'a> {
         match self.inner.call(ctx) {
-            HookCall::Pending(future) => HookCall::Pending(guarded(Some(self.limit), future)),
+            HookCall::Pending(future) => {
+                HookCall::Pending(Box::pin(guard(Some(self.limit), future)))
+            }
             ready @ HookCall::Ready(_) => ready,
         }
     }

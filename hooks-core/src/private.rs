@@ -17,6 +17,7 @@ pub use crate::registry::{
     __HOOKS_CORE_V1_SESSION_END, __HOOKS_CORE_V1_SESSION_START, __HOOKS_CORE_V1_STOP,
     __HOOKS_CORE_V1_USER_PROMPT_SUBMIT, HandBack, HookFn, LinkedHook,
 };
+pub use crate::run::guard;
 
 use crate::event::Event;
 
@@ -64,10 +65,4 @@ where
     F: Future<Output = (Verdict, &'a mut C)> + Send + 'a,
 {
     Box::pin(future)
-}
-
-pub async fn guard(timeout: Option<Duration>, future: impl Future<Output = Verdict>) -> Verdict {
-    crate::run::within(timeout, future)
-        .await
-        .and_then(|verdict| verdict)
 }

@@ -13,9 +13,8 @@ use tracing::{Instrument, Span};
 use crate::decision::Decision;
 use crate::event::Event;
 use crate::failure::HookError;
-use crate::hook::{BoxFuture, HookCall};
+use crate::hook::HookCall;
 use crate::output::Verdict;
-use crate::registry::HandBack;
 use crate::table::{Entry, Runner};
 
 /// Runs one hook in a `hook` span recording its outcome and duration.
@@ -33,7 +32,10 @@ pub(crate) async fn run<C: Event>(entry: &Entry<C>, ctx: &mut C) -> Verdict {
         Runner::Sync(hook) => in_span(&span, || hook(ctx)),
         Runner::Observe(hook) => in_span(&span, || hook(ctx)),
         Runner::ObserveRuntime(hook) => in_span(&span, || hook(ctx)),
-        Runner::Async(hook) | Runner::ObserveAsync(hook) => awaited(&span, || hook(ctx)).await,
+        // The hook's future carries its own panic guard and timeout.
+        Runner::Async(hook) | Runner::ObserveAsync(hook) => {
+            hook(ctx).instrument(span.clone()).await.0
+        }
         Runner::Runtime(hook) => {
             let call = {
                 let _entered = span.enter();
@@ -41,7 +43,7 @@ pub(crate) async fn run<C: Event>(entry: &Entry<C>, ctx: &mut C) -> Verdict {
             };
             match call {
                 Ok(HookCall::Ready(verdict)) => verdict,
-                Ok(HookCall::Pending(future)) => settled(future).instrument(span.clone()).await,
+                Ok(HookCall::Pending(future)) => guard(None, future).instrument(span.clone()).await,
                 Err(error) => Err(error),
             }
         }
@@ -63,13 +65,10 @@ pub(crate) async fn untraced<C: Event>(entry: &Entry<C>, ctx: &mut C) -> Verdict
         Runner::Sync(hook) => catch(|| hook(ctx)).and_then(|verdict| verdict),
         Runner::Observe(hook) => catch(|| hook(ctx)).and_then(|verdict| verdict),
         Runner::ObserveRuntime(hook) => catch(|| hook(ctx)).and_then(|verdict| verdict),
-        Runner::Async(hook) | Runner::ObserveAsync(hook) => match catch(|| hook(ctx)) {
-            Ok(future) => catch_async(future).await.and_then(|(verdict, _)| verdict),
-            Err(error) => Err(error),
-        },
+        Runner::Async(hook) | Runner::ObserveAsync(hook) => hook(ctx).await.0,
         Runner::Runtime(hook) => match catch(|| hook.call(ctx)) {
             Ok(HookCall::Ready(verdict)) => verdict,
-            Ok(HookCall::Pending(future)) => settled(future).await,
+            Ok(HookCall::Pending(future)) => guard(None, future).await,
             Err(error) => Err(error),
         },
     }
@@ -81,36 +80,11 @@ fn in_span(span: &Span, hook: impl FnOnce() -> Verdict) -> Verdict {
     catch(hook).and_then(|verdict| verdict)
 }
 
-/// Creates an async hook's future and awaits it in its span. Its timeout, if
-/// any, is inside the future: the dispatcher holds only the box.
-async fn awaited<'a, C: 'a>(span: &Span, hook: impl FnOnce() -> HandBack<'a, C>) -> Verdict {
-    match catch(hook) {
-        Ok(future) => catch_async(future)
-            .instrument(span.clone())
-            .await
-            .and_then(|(verdict, _)| verdict),
-        Err(error) => Err(error),
-    }
-}
-
-async fn settled(future: BoxFuture<'_, Verdict>) -> Verdict {
-    catch_async(future).await.and_then(|verdict| verdict)
-}
-
-/// An async hook's future, boxed once with its timeout and panic guard inside.
-pub(crate) fn guarded<'a, F>(limit: Option<Duration>, future: F) -> BoxFuture<'a, Verdict>
-where
-    F: Future<Output = Verdict> + Send + 'a,
-{
-    match limit {
-        // The dispatcher guards every poll against panics already.
-        None => Box::pin(future),
-        Some(limit) => Box::pin(async move {
-            within(Some(limit), future)
-                .await
-                .and_then(|verdict| verdict)
-        }),
-    }
+/// Awaits a hook's future within `limit`, if there is one, turning a panic
+/// or a timeout into an error verdict. Generated `async fn` wrappers and
+/// runtime hooks' futures both go through here.
+pub async fn guard(limit: Option<Duration>, future: impl Future<Output = Verdict>) -> Verdict {
+    within(limit, future).await.and_then(|verdict| verdict)
 }
 
 fn label(verdict: &Verdict) -> &'static str {
