@@ -61,9 +61,8 @@ enum Step<'a, C: 'static> {
     Finish(Outcome),
 }
 
-/// What the boxed task does before it carries on.
+/// What the boxed task does before it carries on with the chain.
 enum First<'a, C: 'static> {
-    Nothing,
     Run(&'a Entry<C>),
     Ask(&'a Entry<C>, Approval),
 }
@@ -99,7 +98,7 @@ impl<C: Event> Future for Dispatch<'_, C> {
                         observing: false,
                     };
                     if traced {
-                        Step::Wait(State::Slow(Box::pin(walk.carry_on(ctx, First::Nothing))))
+                        Step::Wait(State::Slow(Box::pin(walk.carry_on(ctx, None))))
                     } else {
                         // The common case ends here: every hook a plain call
                         // that let the call through, and no observers.
@@ -108,10 +107,7 @@ impl<C: Event> Future for Dispatch<'_, C> {
                             ctx.__trail().leave();
                             return Poll::Ready(Outcome::Continue);
                         }
-                        match walk.on_stretch(stretch, ctx) {
-                            Ok((walk, ctx)) => walk.advance(ctx),
-                            Err(step) => step,
-                        }
+                        walk_on(walk.on_stretch(stretch, ctx))
                     }
                 }
                 // No panic guard here: the hook's future carries its own
@@ -175,35 +171,22 @@ impl<'a, C: Event> Walk<'a, C> {
                 continue;
             }
             let stretch = sync_stretch(&mut self.chain, ctx, false);
-            match self.on_stretch(stretch, ctx) {
-                Ok((walk, ctx_back)) => {
-                    self = walk;
-                    ctx = ctx_back;
-                }
+            (self, ctx) = match self.on_stretch(stretch, ctx) {
+                Ok(walking) => walking,
                 Err(step) => return step,
-            }
+            };
         }
     }
 
-    /// Acts on where a stretch of plain calls stopped: `Ok` to keep walking,
-    /// `Err` with the step to take instead.
+    /// Acts on where a stretch of plain calls stopped.
     #[inline]
-    fn on_stretch(
-        mut self,
-        stretch: Stretch<'a, C>,
-        ctx: &'a mut C,
-    ) -> Result<(Self, &'a mut C), Step<'a, C>> {
-        let (entry, verdict) = match stretch {
-            Stretch::Done => {
-                return match self.decided(ctx, None) {
-                    Some(step) => Err(step),
-                    None => Ok((self, ctx)),
-                };
-            }
-            Stretch::Stopped(entry, verdict) => (entry, verdict),
+    fn on_stretch(self, stretch: Stretch<'a, C>, ctx: &'a mut C) -> Walking<'a, C> {
+        match stretch {
+            Stretch::Done => self.decided(ctx, None),
+            Stretch::Stopped(entry, verdict) => self.on_verdict(entry, verdict, ctx),
             Stretch::Slow(entry) => {
                 ctx.__trail().enter(&entry.meta.name);
-                return Err(match &entry.runner {
+                Err(match &entry.runner {
                     Runner::Async(hook) => {
                         let future = hook(ctx);
                         Step::Wait(State::Hook {
@@ -212,52 +195,51 @@ impl<'a, C: Event> Walk<'a, C> {
                             future,
                         })
                     }
-                    _ => Step::Wait(State::Slow(Box::pin(self.carry_on(ctx, First::Run(entry))))),
-                });
+                    _ => Step::Wait(State::Slow(Box::pin(
+                        self.carry_on(ctx, Some(First::Run(entry))),
+                    ))),
+                })
             }
-        };
+        }
+    }
+
+    /// Acts on a deciding hook's verdict.
+    #[inline]
+    fn on_verdict(self, entry: &'a Entry<C>, verdict: Verdict, ctx: &'a mut C) -> Walking<'a, C> {
         match settle(entry, ctx, verdict) {
             Settled::Continue => Ok((self, ctx)),
-            Settled::Denied(denial) => match self.decided(ctx, Some(denial)) {
-                Some(step) => Err(step),
-                None => Ok((self, ctx)),
-            },
+            Settled::Denied(denial) => self.decided(ctx, Some(denial)),
             Settled::Ask(approval) => Err(Step::Wait(State::Slow(Box::pin(
-                self.carry_on(ctx, First::Ask(entry, approval)),
+                self.carry_on(ctx, Some(First::Ask(entry, approval))),
             )))),
         }
     }
 
     /// Goes on after an `async fn` hook answered.
-    fn after(mut self, entry: &'a Entry<C>, verdict: Verdict, ctx: &'a mut C) -> Step<'a, C> {
+    fn after(self, entry: &'a Entry<C>, verdict: Verdict, ctx: &'a mut C) -> Step<'a, C> {
         if self.observing {
             record(entry, ctx, verdict);
             return self.advance(ctx);
         }
-        match settle(entry, ctx, verdict) {
-            Settled::Continue => {}
-            Settled::Denied(denial) => {
-                if let Some(step) = self.decided(ctx, Some(denial)) {
-                    return step;
-                }
-            }
-            Settled::Ask(approval) => {
-                return Step::Wait(State::Slow(Box::pin(
-                    self.carry_on(ctx, First::Ask(entry, approval)),
-                )));
-            }
-        }
-        self.advance(ctx)
+        walk_on(self.on_verdict(entry, verdict, ctx))
     }
 
     /// The deciding hooks are done: on to the observers, or finished.
     #[inline]
-    fn decided(&mut self, ctx: &mut C, denial: Option<Denial>) -> Option<Step<'a, C>> {
+    fn decided(mut self, ctx: &'a mut C, denial: Option<Denial>) -> Walking<'a, C> {
+        match self.enter_observers(ctx, denial) {
+            Some(outcome) => Err(Step::Finish(outcome)),
+            None => Ok((self, ctx)),
+        }
+    }
+
+    /// Ends the deciding phase: the outcome if there are no observers,
+    /// otherwise `None` with the walk restarted on them.
+    #[inline]
+    fn enter_observers(&mut self, ctx: &mut C, denial: Option<Denial>) -> Option<Outcome> {
         if !self.observed {
             ctx.__trail().leave();
-            return Some(Step::Finish(
-                denial.map_or(Outcome::Continue, Outcome::Denied),
-            ));
+            return Some(denial.map_or(Outcome::Continue, Outcome::Denied));
         }
         ctx.__trail().set_denial(denial);
         self.observing = true;
@@ -265,53 +247,46 @@ impl<'a, C: Event> Walk<'a, C> {
         None
     }
 
-    /// The rest of the dispatch as a task: the slow path, where waiting is normal.
-    async fn carry_on(mut self, ctx: &'a mut C, first: First<'a, C>) -> Outcome {
-        let mut first = Some(first);
-        if !self.observing {
-            let denial = loop {
-                let (entry, verdict) = match first.take() {
-                    Some(First::Ask(entry, approval)) => {
-                        let approver = self.hooks.inner.approver.as_deref();
-                        let asked = Box::pin(crate::approval::ask(
-                            approver,
-                            &entry.meta.name,
-                            ctx,
-                            approval,
-                        ))
-                        .await;
-                        if asked.is_some() {
-                            break asked;
-                        }
-                        continue;
+    /// The rest of the dispatch as a task: the slow path, where waiting is
+    /// normal. It is entered only from the deciding phase (untraced
+    /// observers wait in [`State::Hook`] like any `async fn` hook) and runs
+    /// the observers itself once the decision is made.
+    async fn carry_on(mut self, ctx: &'a mut C, mut first: Option<First<'a, C>>) -> Outcome {
+        debug_assert!(!self.observing, "observers never start the slow path");
+        let denial = loop {
+            let (entry, verdict) = match first.take() {
+                Some(First::Ask(entry, approval)) => {
+                    let approver = self.hooks.inner.approver.as_deref();
+                    let asked = Box::pin(crate::approval::ask(
+                        approver,
+                        &entry.meta.name,
+                        ctx,
+                        approval,
+                    ))
+                    .await;
+                    if asked.is_some() {
+                        break asked;
                     }
-                    Some(First::Run(entry)) => (entry, run(entry, ctx, self.traced).await),
-                    Some(First::Nothing) | None => {
-                        match sync_stretch(&mut self.chain, ctx, self.traced) {
-                            Stretch::Done => break None,
-                            Stretch::Stopped(entry, verdict) => (entry, verdict),
-                            Stretch::Slow(entry) => {
-                                ctx.__trail().enter(&entry.meta.name);
-                                (entry, run(entry, ctx, self.traced).await)
-                            }
-                        }
-                    }
-                };
-                match settle(entry, ctx, verdict) {
-                    Settled::Continue => {}
-                    Settled::Denied(denial) => break Some(denial),
-                    Settled::Ask(approval) => first = Some(First::Ask(entry, approval)),
+                    continue;
                 }
+                Some(First::Run(entry)) => (entry, run(entry, ctx, self.traced).await),
+                None => match sync_stretch(&mut self.chain, ctx, self.traced) {
+                    Stretch::Done => break None,
+                    Stretch::Stopped(entry, verdict) => (entry, verdict),
+                    Stretch::Slow(entry) => {
+                        ctx.__trail().enter(&entry.meta.name);
+                        (entry, run(entry, ctx, self.traced).await)
+                    }
+                },
             };
-            if !self.observed {
-                ctx.__trail().leave();
-                return denial.map_or(Outcome::Continue, Outcome::Denied);
+            match settle(entry, ctx, verdict) {
+                Settled::Continue => {}
+                Settled::Denied(denial) => break Some(denial),
+                Settled::Ask(approval) => first = Some(First::Ask(entry, approval)),
             }
-            ctx.__trail().set_denial(denial);
-            self.chain = self.all.clone();
-        } else if let Some(First::Run(observer)) = first.take() {
-            let verdict = run(observer, ctx, self.traced).await;
-            record(observer, ctx, verdict);
+        };
+        if let Some(outcome) = self.enter_observers(ctx, denial) {
+            return outcome;
         }
         while let Some(entry) = self.chain.next_observer(ctx) {
             ctx.__trail().enter(&entry.meta.name);
@@ -319,6 +294,18 @@ impl<'a, C: Event> Walk<'a, C> {
             record(entry, ctx, verdict);
         }
         finish(ctx)
+    }
+}
+
+/// Where a step of the walk left it: walking on, or a step to take instead.
+type Walking<'a, C> = Result<(Walk<'a, C>, &'a mut C), Step<'a, C>>;
+
+/// Walks on, or takes the step.
+#[inline]
+fn walk_on<C: Event>(walking: Walking<'_, C>) -> Step<'_, C> {
+    match walking {
+        Ok((walk, ctx)) => walk.advance(ctx),
+        Err(step) => step,
     }
 }
 
