@@ -54,9 +54,18 @@ impl<'t, C> Iterator for Chain<'t, C> {
 
 impl<'t, C: Event> Chain<'t, C> {
     /// The next deciding hook (not an observer) that applies to `ctx`.
+    /// Observers sort after every deciding hook, so the first one ends the
+    /// deciding phase without scanning the rest.
     pub(crate) fn next_deciding(&mut self, ctx: &C) -> Option<&'t Entry<C>> {
-        self.find(|(entry, check)| !entry.meta.observer && (!check || entry.applies_to(ctx)))
-            .map(|(entry, _)| entry)
+        for (entry, check) in self.by_ref() {
+            if entry.meta.observer {
+                return None;
+            }
+            if !check || entry.applies_to(ctx) {
+                return Some(entry);
+            }
+        }
+        None
     }
 
     /// The next observer that applies to `ctx`.
