@@ -33,18 +33,17 @@ fn the_cli_answers_requests_and_refuses_what_it_cannot_do() {
     assert!(text(&listed.stdout).starts_with("no pending requests"));
 
     // Two requests, made the way the gate makes them.
-    let seeded = Command::new("python3")
-        .arg("-c")
-        .arg(
-            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); \
-             [c.execute(\"INSERT INTO requests (fingerprint, session, agent, user, tool, args, prompt, status, created_at) \
-               VALUES (?, 's1', 'main', 'dana', 'payments_refund', '{}', 'Allow a refund?', 'pending', '2026-11-22T00:00:00.000Z')\", (str(i),)) for i in range(2)]; \
-             c.commit()",
-        )
-        .arg(&database)
-        .status()
-        .unwrap();
-    assert!(seeded.success());
+    let seeder = rusqlite::Connection::open(&database).unwrap();
+    for fingerprint in ["0", "1"] {
+        seeder
+            .execute(
+                "INSERT INTO requests (fingerprint, session, agent, user, tool, args, prompt, status, created_at) \
+                 VALUES (?1, 's1', 'main', 'dana', 'payments_refund', '{}', 'Allow a refund?', 'pending', '2026-11-22T00:00:00.000Z')",
+                [fingerprint],
+            )
+            .unwrap();
+    }
+    drop(seeder);
 
     let listed = text(&cli(&database, &["list"]).stdout);
     assert!(
