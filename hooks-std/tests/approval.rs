@@ -10,7 +10,7 @@ use std::time::Duration;
 use hooks_core::prelude::*;
 use hooks_core::{ApprovalOutcome, DenialCause};
 use hooks_std::approval::store::{Scope, Status, Store};
-use hooks_std::approval::{self, Answer, ApprovalGate, Approvals, ScriptedChannel};
+use hooks_std::approval::{self, Answer, ApprovalGate, Approvals, OnRestart, ScriptedChannel};
 
 hooks_core::link!(hooks_std);
 
@@ -269,6 +269,41 @@ fn a_corrupt_store_is_refused_at_start_naming_the_file() {
     );
     assert!(error.contains("corrupt.sqlite3"), "{error}");
     assert!(error.contains("not a database"), "{error}");
+}
+
+#[test]
+fn a_bad_configuration_is_refused_before_the_store_is_touched() {
+    let _turn = turn();
+    let config = Approvals {
+        on_restart: OnRestart::Expire,
+        ..config("refused.sqlite3")
+    };
+    // A request left pending by an earlier process.
+    drop(Store::open(&config.database, Duration::from_secs(1)).unwrap());
+    rusqlite::Connection::open(&config.database)
+        .unwrap()
+        .execute(
+            "INSERT INTO requests (fingerprint, session, agent, user, tool, args, prompt, status, created_at) \
+             VALUES ('f', 's1', 'main', 'dana', 'payments_refund', '{}', 'Allow?', 'pending', '2026-11-22T00:00:00.000Z')",
+            [],
+        )
+        .unwrap();
+
+    let bad_pattern = Approvals {
+        tools: vec!["payments_[".into()],
+        ..config.clone()
+    };
+    let no_pause = Approvals {
+        poll_interval: Duration::ZERO,
+        ..config.clone()
+    };
+    for (bad, names) in [(bad_pattern, "payments_["), (no_pause, "poll_interval")] {
+        let error = approval::configure(bad).err().expect("refused").to_string();
+        assert!(error.contains(names), "{error}");
+    }
+    // Refused, so the restart policy (expire everything) never ran.
+    let store = Store::open(&config.database, Duration::from_secs(1)).unwrap();
+    assert_eq!(store.get(1).unwrap().unwrap().status, Status::Pending);
 }
 
 #[test]

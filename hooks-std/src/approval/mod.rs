@@ -14,10 +14,11 @@
 //!    that asked was down — is used, once; one still pending is waited on again;
 //! 3. otherwise a new request is stored (`pending`) and delivered through a
 //!    [`Channel`]: the terminal, the `hooks-approve` CLI, or a function;
-//! 4. the first answer wins (from the channel or from the store); an approval
-//!    is *consumed* when its call goes ahead, so an approved call runs exactly
-//!    once, never twice; no answer by the timeout marks it `expired`, and the
-//!    core denies (the default).
+//! 4. the first answer wins (from the channel or from the store); a yes is
+//!    *consumed* by the call it answers, so it lets one call through, never
+//!    two — and stays spent if a later hook (the rate limit runs after the
+//!    gate) still denies that call; no answer by the timeout marks it
+//!    `expired`, and the core denies (the default).
 //!
 //! Every outcome is recorded on the context ([`ApprovalRecord`](hooks_core::ApprovalRecord)),
 //! so the audit log shows who answered. A store that cannot be opened or
@@ -58,17 +59,20 @@ pub use channel::{Answer, Channel, CliChannel, ScriptedChannel, TerminalChannel}
 use store::{NewRequest, Request, Status, Store, StoreError};
 
 use crate::config::{ConfigError, matchers};
-use crate::redact::{DEFAULT_KEYS, DEFAULT_PREFIXES, Redactor};
+use crate::redact::Redactor;
 use crate::setting::Setting;
 
 static SETTINGS: Setting<Compiled> = Setting::new();
 
 /// Configures the `approval::gate` hook and opens the store, returning the
-/// gate to set as the dispatcher's approver. Bad patterns, or a database
-/// that cannot be opened, are refused and nothing changes.
+/// gate to set as the dispatcher's approver. Bad patterns or durations, or
+/// a database that cannot be opened, are refused and nothing changes: every
+/// setting is checked before the store is touched.
 pub fn configure(config: Approvals) -> Result<ApprovalGate, ConfigError> {
+    // The patterns here, the durations first thing in `open`.
+    let tools = matchers("approval", "tools", &config.tools)?;
     let gate = ApprovalGate::open(&config)?;
-    SETTINGS.set(Compiled::new(config)?);
+    SETTINGS.set(Compiled::new(tools, config));
     Ok(gate)
 }
 
@@ -111,7 +115,7 @@ impl Default for Approvals {
             metadata_key: "requires_confirmation".to_owned(),
             database: std::env::var_os("HOOKS_APPROVALS_DB")
                 .map_or_else(|| "hooks-approvals.sqlite3".into(), PathBuf::from),
-            timeout: Duration::from_secs(300),
+            timeout: Approval::DEFAULT_TIMEOUT,
             poll_interval: Duration::from_millis(250),
             busy_timeout: Duration::from_secs(5),
             on_restart: OnRestart::default(),
@@ -138,20 +142,33 @@ struct Compiled {
     redactor: Redactor,
 }
 
-impl Compiled {
-    fn new(config: Approvals) -> Result<Self, ConfigError> {
-        if config.timeout.is_zero() {
+impl Approvals {
+    /// Refuses durations the gate cannot work with.
+    fn check_durations(&self) -> Result<(), ConfigError> {
+        if self.timeout.is_zero() {
             return Err(ConfigError::new(
                 "approval",
                 "`timeout` is zero: every request would expire unasked",
             ));
         }
-        Ok(Compiled {
-            tools: matchers("approval", "tools", &config.tools)?,
+        if self.poll_interval.is_zero() {
+            return Err(ConfigError::new(
+                "approval",
+                "`poll_interval` is zero: the store would be queried without pause",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Compiled {
+    fn new(tools: Vec<Matcher>, config: Approvals) -> Self {
+        Compiled {
+            tools,
             metadata_key: config.metadata_key,
             timeout: config.timeout,
             redactor: Redactor::default(),
-        })
+        }
     }
 
     /// Whether the call needs a person, and why.
@@ -192,8 +209,11 @@ impl Compiled {
 /// Asks for a person's yes on flagged calls.
 #[pre_tool_use(group = "hooks_std", priority = 500)]
 fn gate(ctx: &mut PreToolUse) -> Decision {
-    let settings = SETTINGS
-        .get_or_init(|| Compiled::new(Approvals::default()).expect("the defaults are valid"));
+    let settings = SETTINGS.get_or_init(|| {
+        let defaults = Approvals::default();
+        let tools = matchers("approval", "tools", &defaults.tools).expect("the defaults are valid");
+        Compiled::new(tools, defaults)
+    });
     if settings.flagged(ctx) {
         Decision::Ask(Approval::new(settings.prompt(ctx)).timeout(settings.timeout))
     } else {
@@ -213,7 +233,9 @@ pub struct ApprovalGate {
 impl ApprovalGate {
     /// Opens the store (creating and migrating it), applies the restart
     /// policy, and answers through the CLI until another channel is set.
+    /// A zero `timeout` or `poll_interval` is refused before the store is opened.
     pub fn open(config: &Approvals) -> Result<Self, ConfigError> {
+        config.check_durations()?;
         let store = Store::open(&config.database, config.busy_timeout)
             .map_err(|error| ConfigError::new("approval", error.to_string()))?;
         let stale = match config.on_restart {
@@ -227,7 +249,7 @@ impl ApprovalGate {
             store: Arc::new(Mutex::new(store)),
             channel: Arc::new(CliChannel),
             poll_interval: config.poll_interval,
-            redactor: Arc::new(Redactor::new(DEFAULT_KEYS, DEFAULT_PREFIXES)),
+            redactor: Arc::new(Redactor::default()),
         })
     }
 

@@ -95,6 +95,27 @@ pub enum Scope {
     Session,
 }
 
+impl Scope {
+    fn as_str(self) -> &'static str {
+        match self {
+            Scope::Once => "once",
+            Scope::Session => "session",
+        }
+    }
+
+    fn parse(text: &str) -> rusqlite::Result<Self> {
+        match text {
+            "once" => Ok(Scope::Once),
+            "session" => Ok(Scope::Session),
+            other => Err(rusqlite::Error::InvalidColumnType(
+                0,
+                format!("scope {other:?}"),
+                rusqlite::types::Type::Text,
+            )),
+        }
+    }
+}
+
 /// One stored request.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Request {
@@ -272,20 +293,21 @@ impl Store {
         } else {
             Status::Denied
         };
-        let scope = match scope {
-            Scope::Once => "once",
-            Scope::Session => "session",
-        };
-        let changed = self
+        // The answer and its session grant land together or not at all: a
+        // request "approved for the session" with no grant would be a lie.
+        let transaction = self
             .connection
+            .unchecked_transaction()
+            .map_err(|error| self.fail(error))?;
+        let changed = transaction
             .execute(
                 "UPDATE requests SET status = ?2, scope = ?3, responded_at = ?4, responded_by = ?5, reason = ?6
                  WHERE id = ?1 AND status = 'pending'",
-                params![id, status.as_str(), scope, now(), by, reason],
+                params![id, status.as_str(), scope.as_str(), now(), by, reason],
             )
             .map_err(|error| self.fail(error))?;
-        if changed == 1 && approved && scope == "session" {
-            self.connection
+        if changed == 1 && approved && scope == Scope::Session {
+            transaction
                 .execute(
                     "INSERT OR REPLACE INTO session_grants (session, tool, granted_by, granted_at, request_id)
                      SELECT session, tool, responded_by, responded_at, id FROM requests WHERE id = ?1",
@@ -293,6 +315,7 @@ impl Store {
                 )
                 .map_err(|error| self.fail(error))?;
         }
+        transaction.commit().map_err(|error| self.fail(error))?;
         Ok(changed == 1)
     }
 
@@ -387,13 +410,7 @@ fn request(row: &Row<'_>) -> rusqlite::Result<Request> {
         args: row.get("args")?,
         prompt: row.get("prompt")?,
         status: Status::parse(&row.get::<_, String>("status")?)?,
-        scope: scope.map(|scope| {
-            if scope == "session" {
-                Scope::Session
-            } else {
-                Scope::Once
-            }
-        }),
+        scope: scope.as_deref().map(Scope::parse).transpose()?,
         created_at: row.get("created_at")?,
         responded_at: row.get("responded_at")?,
         responded_by: row.get("responded_by")?,
