@@ -1,11 +1,12 @@
 //! A hook declared in a file, checked and ready to join a dispatcher.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use hooks_core::{
-    EventKind, Hook, HooksBuilder, OnError, PostToolUse, PreModelRequest, PreToolUse, RuntimeHook,
-    SessionEnd, SessionStart, Stop, UserPromptSubmit,
+    EventKind, Hook, HooksBuilder, OnError, PostToolUse, PreModelRequest, PreToolUse, SessionEnd,
+    SessionStart, Stop, ToolEvent, UserPromptSubmit,
 };
 
 use crate::command::CommandHook;
@@ -14,7 +15,6 @@ use crate::prompt::{Model, PromptHook};
 use crate::protocol::ProtocolEvent;
 
 /// What runs when the hook does.
-#[derive(Clone)]
 pub(crate) enum Mode {
     Command(CommandHook),
     Http(HttpHook),
@@ -22,7 +22,6 @@ pub(crate) enum Mode {
 }
 
 /// One declared hook.
-#[derive(Clone)]
 pub(crate) struct Declared {
     pub(crate) event: EventKind,
     pub(crate) name: String,
@@ -40,65 +39,66 @@ pub(crate) struct Declared {
 /// whole process group); the dispatcher's, a little later, is a backstop.
 const BACKSTOP: Duration = Duration::from_secs(1);
 
-impl Declared {
-    /// Adds the hook to `builder`, as the event it was declared for.
-    pub(crate) fn add_to(
-        &self,
-        builder: HooksBuilder,
-        models: &std::collections::HashMap<String, Arc<dyn Model>>,
-    ) -> Result<HooksBuilder, String> {
-        Ok(match self.event {
-            EventKind::SessionStart => builder.hook(self.hook::<SessionStart>(models)?),
-            EventKind::UserPromptSubmit => builder.hook(self.hook::<UserPromptSubmit>(models)?),
-            EventKind::PreModelRequest => builder.hook(self.hook::<PreModelRequest>(models)?),
-            EventKind::PreToolUse => {
-                let hook = self.hook::<PreToolUse>(models)?;
-                builder.hook(match &self.matcher {
-                    Some(pattern) => hook.matches(pattern.clone()),
-                    None => hook,
-                })
-            }
-            EventKind::PostToolUse => {
-                let hook = self.hook::<PostToolUse>(models)?;
-                builder.hook(match &self.matcher {
-                    Some(pattern) => hook.matches(pattern.clone()),
-                    None => hook,
-                })
-            }
-            EventKind::Stop => builder.hook(self.hook::<Stop>(models)?),
-            EventKind::SessionEnd => builder.hook(self.hook::<SessionEnd>(models)?),
-        })
-    }
+/// What a declared hook runs, with its model found: a hook that names a
+/// model the program did not provide never gets this far.
+pub(crate) enum Runner {
+    Command(CommandHook),
+    Http(HttpHook),
+    Prompt(PromptHook),
+}
 
-    fn hook<C: ProtocolEvent>(
+impl Declared {
+    /// Finds what the hook runs; the error names the missing model.
+    pub(crate) fn runner(
         &self,
-        models: &std::collections::HashMap<String, Arc<dyn Model>>,
-    ) -> Result<Hook<C>, String> {
-        let (runner, backstop): (Box<dyn RuntimeHookBox<C>>, Duration) = match &self.mode {
-            Mode::Command(command) => (
-                Box::new(command.clone().timeout(self.timeout)),
-                self.timeout + BACKSTOP,
-            ),
-            Mode::Http(http) => (
-                Box::new(http.clone().timeout(self.timeout)),
-                self.timeout + BACKSTOP,
-            ),
+        models: &HashMap<String, Arc<dyn Model>>,
+    ) -> Result<Runner, String> {
+        Ok(match &self.mode {
+            Mode::Command(command) => Runner::Command(command.clone().timeout(self.timeout)),
+            Mode::Http(http) => Runner::Http(http.clone().timeout(self.timeout)),
             Mode::Prompt { model, text } => {
                 let model = models.get(model).ok_or_else(|| {
                     format!(
                         "uses model `{model}`, which the program did not provide (Config::model)"
                     )
                 })?;
-                (
-                    Box::new(PromptHook::new(text.clone(), Arc::clone(model))),
-                    self.timeout,
-                )
+                Runner::Prompt(PromptHook::new(text.clone(), Arc::clone(model)))
             }
+        })
+    }
+
+    /// Adds the hook to `builder`, as the event it was declared for.
+    pub(crate) fn add_to(&self, builder: HooksBuilder, runner: Runner) -> HooksBuilder {
+        match self.event {
+            EventKind::SessionStart => builder.hook(self.hook::<SessionStart>(runner)),
+            EventKind::UserPromptSubmit => builder.hook(self.hook::<UserPromptSubmit>(runner)),
+            EventKind::PreModelRequest => builder.hook(self.hook::<PreModelRequest>(runner)),
+            EventKind::PreToolUse => builder.hook(self.matching(self.hook::<PreToolUse>(runner))),
+            EventKind::PostToolUse => builder.hook(self.matching(self.hook::<PostToolUse>(runner))),
+            EventKind::Stop => builder.hook(self.hook::<Stop>(runner)),
+            EventKind::SessionEnd => builder.hook(self.hook::<SessionEnd>(runner)),
+        }
+    }
+
+    fn matching<C: ToolEvent>(&self, hook: Hook<C>) -> Hook<C> {
+        match &self.matcher {
+            Some(pattern) => hook.matches(pattern.clone()),
+            None => hook,
+        }
+    }
+
+    fn hook<C: ProtocolEvent>(&self, runner: Runner) -> Hook<C> {
+        let name = self.name.clone();
+        // Saturating: a timeout of `u64::MAX` seconds is odd, not a panic.
+        let backstop = self.timeout.saturating_add(BACKSTOP);
+        let (hook, limit) = match runner {
+            Runner::Command(command) => (Hook::from_runtime(name, command), backstop),
+            Runner::Http(http) => (Hook::from_runtime(name, http), backstop),
+            Runner::Prompt(prompt) => (Hook::from_runtime(name, prompt), self.timeout),
         };
-        let mut hook = runner
-            .into_hook(self.name.clone())
+        let mut hook = hook
             .priority(self.priority)
-            .timeout(backstop)
+            .timeout(limit)
             .declared_at(Arc::clone(&self.file), self.line);
         if let Some(group) = &self.group {
             hook = hook.group(group.clone());
@@ -106,17 +106,6 @@ impl Declared {
         if let Some(on_error) = self.on_error {
             hook = hook.on_error(on_error);
         }
-        Ok(hook)
-    }
-}
-
-/// Turns a boxed runner into a `Hook` without naming its type.
-trait RuntimeHookBox<C: ProtocolEvent> {
-    fn into_hook(self: Box<Self>, name: String) -> Hook<C>;
-}
-
-impl<C: ProtocolEvent, R: RuntimeHook<C>> RuntimeHookBox<C> for R {
-    fn into_hook(self: Box<Self>, name: String) -> Hook<C> {
-        Hook::from_runtime(name, *self)
+        hook
     }
 }

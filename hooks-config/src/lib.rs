@@ -50,7 +50,7 @@ pub use command::{CommandHook, DEFAULT_MAX_OUTPUT};
 pub use http::{HttpHook, MAX_BODY};
 pub use prompt::{Model, PromptHook};
 
-use declared::Declared;
+use declared::{Declared, Runner};
 
 /// A loaded, checked configuration, ready to [`apply`](Config::apply).
 pub struct Config {
@@ -131,9 +131,25 @@ impl Config {
         self.hooks.is_empty()
     }
 
+    /// What each hook runs; every hook naming a missing model is reported.
+    fn runners(&self) -> Result<Vec<Runner>, ConfigError> {
+        let mut problems = Problems::default();
+        let mut runners = Vec::with_capacity(self.hooks.len());
+        for hook in &self.hooks {
+            match hook.runner(&self.models) {
+                Ok(runner) => runners.push(runner),
+                Err(error) => problems.push(&self.file, hook.line, Some(&hook.name), error),
+            }
+        }
+        problems.into_result().map(|()| runners)
+    }
+
     /// Configures the standard hooks the file has tables for, and adds its
     /// hooks to `builder` (and, with an `[approval]` table, sets the approver).
     pub fn apply(self, mut builder: HooksBuilder) -> Result<HooksBuilder, ConfigError> {
+        // Before anything process-wide changes: a file refused for a missing
+        // model leaves the standard hooks as they were.
+        let runners = self.runners()?;
         let mut problems = Problems::default();
         let file = &self.file;
         let settings = self.settings;
@@ -164,18 +180,10 @@ impl Config {
                 Err(error) => standard(line, "approval", Err(error)),
             }
         }
-        for hook in &self.hooks {
-            match hook.add_to(builder, &self.models) {
-                Ok(added) => builder = added,
-                Err(error) => {
-                    problems.push(file, hook.line, Some(&hook.name), error);
-                    return Err(problems
-                        .into_result()
-                        .expect_err("a problem was just recorded"));
-                }
-            }
-        }
         problems.into_result()?;
+        for (hook, runner) in self.hooks.iter().zip(runners) {
+            builder = hook.add_to(builder, runner);
+        }
         Ok(builder)
     }
 }

@@ -176,3 +176,15 @@ fn unsupported_events_and_matchers_are_errors_naming_the_line() {
         "{broken}"
     );
 }
+
+#[test]
+fn a_timeout_too_large_to_add_to_still_loads() {
+    let text = r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "timeout": 18446744073709551615}]}]}}"#;
+    let hooks = hooks_config::parse("settings.json", text, true)
+        .unwrap()
+        .apply(Hooks::builder().without_linked())
+        .unwrap()
+        .build()
+        .unwrap();
+    assert_eq!(hooks.count::<Stop>(), 1);
+}

@@ -97,3 +97,21 @@ fn a_prompt_hook_without_its_model_is_an_error_naming_it() {
         ]
     );
 }
+
+#[test]
+fn every_missing_model_is_reported_at_once() {
+    let text = format!(
+        "{CONFIG}\n[[hooks]]\nevent = \"stop\"\nname = \"critic\"\nprompt = {{ model = \"strict\", text = \"Is the work done?\" }}\n"
+    );
+    let config = hooks_config::parse("prompt.toml", &text, false).unwrap();
+    let Err(error) = config.apply(Hooks::builder().without_linked()) else {
+        panic!("missing models are an error")
+    };
+    assert_eq!(
+        error.problems(),
+        [
+            "prompt.toml:2: hook `judge`: uses model `default`, which the program did not provide (Config::model)",
+            "prompt.toml:8: hook `critic`: uses model `strict`, which the program did not provide (Config::model)",
+        ]
+    );
+}
