@@ -258,11 +258,13 @@ impl ProtocolEvent for SessionStart {
         Map::from_iter([("source".into(), json!(self.source()))])
     }
 
-    fn apply(&mut self, reply: Reply) -> Verdict {
-        if let Some(context) = reply.context {
+    fn apply(&mut self, mut reply: Reply) -> Verdict {
+        if let Some(context) = reply.context.take() {
             self.inject(context);
         }
-        Ok(Decision::Continue)
+        // Passed on even where the event cannot block: the dispatcher logs
+        // the block (or ask) and goes on, so the script's answer is not lost.
+        Ok(decide(reply))
     }
 }
 
@@ -273,8 +275,9 @@ impl ProtocolEvent for SessionEnd {
         Map::from_iter([("reason".into(), json!(self.reason()))])
     }
 
-    fn apply(&mut self, _reply: Reply) -> Verdict {
-        Ok(Decision::Continue)
+    fn apply(&mut self, reply: Reply) -> Verdict {
+        // Nothing to inject into at the end; a block is still passed on.
+        Ok(decide(reply))
     }
 }
 
@@ -288,11 +291,13 @@ impl ProtocolEvent for PreModelRequest {
         ])
     }
 
-    fn apply(&mut self, reply: Reply) -> Verdict {
-        if let Some(context) = reply.context {
+    fn apply(&mut self, mut reply: Reply) -> Verdict {
+        if let Some(context) = reply.context.take() {
             self.inject(context);
         }
-        Ok(Decision::Continue)
+        // Passed on even where the event cannot block: the dispatcher logs
+        // the block (or ask) and goes on, so the script's answer is not lost.
+        Ok(decide(reply))
     }
 }
 

@@ -192,3 +192,29 @@ async fn shell_form_runs_only_when_asked() {
     let outcome = hooks.dispatch(&mut call("Bash", json!({}))).await;
     assert_eq!(outcome.denial().unwrap().reason(), "blocked");
 }
+
+#[test]
+fn a_block_on_an_event_that_cannot_block_is_logged_not_lost() {
+    let text = "[[hooks]]\nevent = \"session_start\"\nname = \"gatekeeper\"\n\
+                command = [\"bash\", \"-c\", \"cat > /dev/null; echo 'not on a Friday' >&2; exit 2\"]\n";
+    let hooks = hooks_config::parse("test.toml", text, false)
+        .unwrap()
+        .apply(Hooks::builder().without_linked())
+        .unwrap()
+        .build()
+        .unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let session = Session::new("s1");
+    let mut ctx = SessionStart::new(&session);
+    let (outcome, logs) = hooks_tests::capture_logs(|| runtime.block_on(hooks.dispatch(&mut ctx)));
+    assert!(outcome.is_continue(), "a session start cannot be blocked");
+    assert!(
+        logs.contains("a hook tried to block an event that cannot block; ignored")
+            && logs.contains("gatekeeper")
+            && logs.contains("not on a Friday"),
+        "{logs}"
+    );
+}
