@@ -1,6 +1,7 @@
 //! Helpers shared by the behaviour tests: a minimal executor for sync-only
 //! dispatch (it allocates nothing, so the allocation test can use it), a
-//! capture of `tracing` output, and a counting allocator.
+//! capture of `tracing` output, a dispatcher's hook names, and a counting
+//! allocator.
 
 pub mod alloc;
 
@@ -10,6 +11,16 @@ use std::io;
 use std::pin::pin;
 use std::sync::{Arc, Mutex, Once, PoisonError};
 use std::task::{Context, Poll, Waker};
+
+/// The names of a dispatcher's hooks, in dispatch order.
+pub fn names(hooks: &hooks_core::Hooks) -> Vec<String> {
+    hooks
+        .describe()
+        .hooks()
+        .iter()
+        .map(|hook| hook.name.clone())
+        .collect()
+}
 
 /// Polls `future` to completion on this thread, without a runtime.
 ///

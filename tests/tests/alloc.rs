@@ -37,7 +37,7 @@ fn no_rm_rf(_: &mut PreToolUse) -> Decision {
 fn skipped(_: &mut PreToolUse) {}
 
 #[post_tool_use(matches = "sql_*")]
-fn observe(ctx: &mut PostToolUse) {
+fn check_result(ctx: &mut PostToolUse) {
     let _ = ctx.result().is_ok();
 }
 

@@ -44,10 +44,13 @@ fn tests_first(ctx: &mut Stop) -> Decision {
     }
 }
 
+/// Exercises the `Result` return path: fails on an unclean end.
 #[session_end(group = "events")]
-#[allow(clippy::unnecessary_wraps)] // exercises the `Result` return path
-fn goodbye(_: &mut SessionEnd) -> Result<(), String> {
-    Ok(())
+fn goodbye(ctx: &mut SessionEnd) -> Result<(), String> {
+    match ctx.reason() {
+        "logout" => Ok(()),
+        other => Err(format!("session ended uncleanly ({other})")),
+    }
 }
 
 fn hooks() -> Hooks {
@@ -115,7 +118,12 @@ fn stop_can_keep_the_agent_going() {
 fn session_end_runs() {
     let mut ctx = SessionEnd::new(&session(), "logout");
     assert!(block_on(hooks().dispatch(&mut ctx)).is_continue());
-    assert_eq!(ctx.reason(), "logout");
+    assert!(ctx.failures().is_empty());
+    // A session end cannot be stopped: the hook's `Err` is recorded, not obeyed.
+    let mut ctx = SessionEnd::new(&session(), "crash");
+    assert!(block_on(hooks().dispatch(&mut ctx)).is_continue());
+    assert_eq!(ctx.failures().len(), 1);
+    assert_eq!(ctx.failures()[0].hook, "events::goodbye");
 }
 
 #[test]

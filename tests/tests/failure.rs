@@ -1,6 +1,7 @@
 //! Failure: a hook that panics, returns `Err` or runs past its timeout never
 //! crashes the agent loop. Guards fail closed (the call is denied, naming the
-//! hook and the cause); observers fail open with a warning; `on_error`
+//! hook and the cause); hooks on events that cannot block (and observers)
+//! fail open with a warning; `on_error`
 //! overrides either way.
 
 use std::time::Duration;
@@ -40,14 +41,14 @@ async fn panics_later(_: &mut PreToolUse) {
     panic!("async boom");
 }
 
-#[post_tool_use(group = "observer", priority = 1)]
-fn observer_panics(_: &mut PostToolUse) {
-    panic!("observer broke");
+#[post_tool_use(group = "post", priority = 1)]
+fn post_hook_panics(_: &mut PostToolUse) {
+    panic!("post hook broke");
 }
 
-#[post_tool_use(group = "observer", priority = 2)]
-fn observer_after(ctx: &mut PostToolUse) {
-    ctx.inject("observer_after ran");
+#[post_tool_use(group = "post", priority = 2)]
+fn post_hook_after(ctx: &mut PostToolUse) {
+    ctx.inject("post_hook_after ran");
 }
 
 #[pre_tool_use(group = "lenient", on_error = "continue")]
@@ -160,21 +161,21 @@ async fn a_panic_in_an_async_hook_denies() {
 }
 
 #[test]
-fn a_failing_observer_lets_the_call_go_on_with_a_warning() {
-    let hooks = hooks("observer");
+fn a_failing_post_tool_use_hook_lets_the_call_go_on_with_a_warning() {
+    let hooks = hooks("post");
     let mut ctx = PostToolUse::new(&Session::new("s"), "read", json!({}), Ok(json!("data")));
     let (outcome, logs) = capture_logs(|| block_on(hooks.dispatch(&mut ctx)));
     assert!(outcome.is_continue());
-    assert_eq!(ctx.injected().text(), "observer_after ran");
+    assert_eq!(ctx.injected().text(), "post_hook_after ran");
     assert_eq!(ctx.failures().len(), 1);
-    assert_eq!(ctx.failures()[0].hook, "failure::observer_panics");
+    assert_eq!(ctx.failures()[0].hook, "failure::post_hook_panics");
     assert_eq!(
         ctx.failures()[0].error,
-        HookError::Panicked("observer broke".into())
+        HookError::Panicked("post hook broke".into())
     );
     assert!(logs.contains("WARN"), "{logs}");
     assert!(logs.contains("hook failed; continuing"), "{logs}");
-    assert!(logs.contains("failure::observer_panics"), "{logs}");
+    assert!(logs.contains("failure::post_hook_panics"), "{logs}");
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! or linked in, and hooks added at run time join the same order.
 
 use hooks_core::prelude::*;
-use hooks_tests::block_on;
+use hooks_tests::{block_on, names};
 
 // Written out of order on purpose.
 #[pre_tool_use(priority = 10, group = "order", name = "zulu")]
@@ -70,20 +70,12 @@ fn runtime_hooks_join_the_same_order() {
 
 #[test]
 fn the_order_is_the_same_on_every_build() {
-    let names = |hooks: Hooks| -> Vec<String> {
-        hooks
-            .describe()
-            .hooks()
-            .iter()
-            .map(|hook| hook.name.clone())
-            .collect()
-    };
-    let first = names(Hooks::builder().groups(["order"]).build().unwrap());
-    for _ in 0..10 {
-        assert_eq!(
-            names(Hooks::builder().groups(["order"]).build().unwrap()),
-            first
-        );
-    }
-    assert_eq!(first, ["yankee", "alpha", "bravo", "charlie", "zulu"]);
+    // Rebuilding in one process reads the same link order every time, so
+    // only the expected order itself, fixed by (priority, name) and not by
+    // how the linker laid the hooks out, shows this.
+    let hooks = Hooks::builder().groups(["order"]).build().unwrap();
+    assert_eq!(
+        names(&hooks),
+        ["yankee", "alpha", "bravo", "charlie", "zulu"]
+    );
 }

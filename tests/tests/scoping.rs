@@ -3,6 +3,7 @@
 
 use hooks_core::prelude::*;
 use hooks_core::{BuildProblem, EventKind};
+use hooks_tests::{block_on, names};
 
 #[pre_tool_use(group = "billing")]
 fn billing_guard(_: &mut PreToolUse) {}
@@ -15,15 +16,6 @@ fn search_guard(_: &mut PreToolUse) {}
 
 #[pre_tool_use]
 fn ungrouped(_: &mut PreToolUse) {}
-
-fn names(hooks: &Hooks) -> Vec<String> {
-    hooks
-        .describe()
-        .hooks()
-        .iter()
-        .map(|hook| hook.name.clone())
-        .collect()
-}
 
 #[test]
 fn all_linked_hooks_by_default() {
@@ -160,10 +152,20 @@ fn duplicate_names_on_one_event_are_refused() {
 
 #[test]
 fn sub_agents_share_the_parents_dispatcher() {
-    let hooks = Hooks::builder().groups(["billing"]).build().unwrap();
+    let hooks = Hooks::builder()
+        .groups(["billing"])
+        .hook(Hook::new("who", |ctx: &mut PreToolUse| {
+            let agent = ctx.session().agent_id().to_owned();
+            ctx.inject(agent);
+        }))
+        .build()
+        .unwrap();
     let for_sub_agent = hooks.clone();
     assert_eq!(names(&for_sub_agent), names(&hooks));
     let child = Session::new("s").with_user("u").sub_agent("researcher");
     assert_eq!(child.parent_agent_id(), Some("main"));
-    assert_eq!(child.agent_id(), "researcher");
+    // The clone runs the parent's hooks, and they see the sub-agent.
+    let mut ctx = PreToolUse::new(&child, "search", json!({}));
+    assert!(block_on(for_sub_agent.dispatch(&mut ctx)).is_continue());
+    assert_eq!(ctx.injected().text(), "researcher");
 }
