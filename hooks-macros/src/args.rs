@@ -47,19 +47,23 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Args {
     let mut args = Args::default();
     let mut seen: [Option<Span>; KEYS.len()] = [None; KEYS.len()];
     let parser = syn::meta::parser(|meta| {
-        let key = meta.path.get_ident().map(ToString::to_string);
-        let Some(index) = key
-            .as_deref()
-            .and_then(|key| KEYS.iter().position(|k| *k == key))
-        else {
-            errors.push(unknown(&meta, key.as_deref()));
+        let ident = meta.path.get_ident();
+        let key = ident.map(ToString::to_string);
+        let Some((index, ident)) = ident.and_then(|ident| {
+            let index = KEYS.iter().position(|known| ident == known)?;
+            Some((index, ident))
+        }) else {
+            let suggestion = key.as_deref().and_then(suggest);
+            if suggestion == Some("observe") {
+                // Taken as meant, so the signature check does not add a
+                // second, confusing error about the borrow.
+                args.observe = Some(syn::spanned::Spanned::span(&meta.path));
+            }
+            errors.push(unknown(&meta, key.as_deref(), suggestion));
             return skip_value(&meta);
         };
         let key_name = KEYS[index];
-        let key_span = meta
-            .path
-            .get_ident()
-            .map_or_else(Span::call_site, syn::Ident::span);
+        let key_span = ident.span();
         if seen[index].replace(key_span).is_some() {
             errors.push(syn::Error::new(
                 key_span,
@@ -68,8 +72,8 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Args {
             return skip_value(&meta);
         }
         if key_name == "observe" {
-            // Taken as meant even when misspelled, so the signature check
-            // does not add a second, confusing error.
+            // Taken as meant even when given a value, so the signature
+            // check does not add a second, confusing error.
             args.observe = Some(key_span);
             if meta.input.peek(Token![=]) {
                 errors.push(syn::Error::new(
@@ -95,7 +99,7 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Args {
             "group" => parse_text(value, key_name).map(|v| args.group = spanned(v, key_span)),
             "timeout_ms" => parse_timeout(value).map(|v| args.timeout_ms = spanned(v, key_span)),
             "on_error" => parse_on_error(value).map(|v| args.on_error = spanned(v, key_span)),
-            "crate" => Path::parse_mod_style(value).map(|v| args.krate = spanned(v, key_span)),
+            "crate" => parse_crate(value).map(|v| args.krate = spanned(v, key_span)),
             _ => unreachable!("every key in KEYS is handled"),
         };
         if let Err(error) = result {
@@ -104,7 +108,15 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Args {
         Ok(())
     });
     if let Err(error) = parser.parse2(tokens) {
-        errors.push(error);
+        // syn's words for a missing separator, said in ours.
+        errors.push(if error.to_string() == "expected `,`" {
+            syn::Error::new(
+                error.span(),
+                "expected `,` between arguments, as in `priority = 5, matches = \"sql_*\"`",
+            )
+        } else {
+            error
+        });
     }
     args
 }
@@ -122,14 +134,16 @@ fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     Ok(())
 }
 
-fn unknown(meta: &ParseNestedMeta<'_>, key: Option<&str>) -> syn::Error {
-    let suggestion = key.and_then(|key| {
-        KEYS.iter()
-            .map(|known| (edit_distance(key, known), known))
-            .filter(|(distance, _)| *distance <= 2)
-            .min()
-            .map(|(_, known)| *known)
-    });
+/// The argument a misspelled key most likely meant.
+fn suggest(key: &str) -> Option<&'static str> {
+    KEYS.iter()
+        .map(|known| (edit_distance(key, known), *known))
+        .filter(|(distance, _)| *distance <= 2)
+        .min()
+        .map(|(_, known)| known)
+}
+
+fn unknown(meta: &ParseNestedMeta<'_>, key: Option<&str>, suggestion: Option<&str>) -> syn::Error {
     let shown = key.map_or_else(
         || {
             quote::ToTokens::to_token_stream(&meta.path)
@@ -156,7 +170,6 @@ fn example(key: &str) -> &'static str {
         "group" => "`group = \"db\"`",
         "timeout_ms" => "`timeout_ms = 500`",
         "on_error" => "`on_error = \"deny\"` or `on_error = \"continue\"`",
-        "observe" => "`observe`",
         _ => "`crate = my_crate::hooks_core`",
     }
 }
@@ -220,6 +233,22 @@ fn parse_text(input: syn::parse::ParseStream<'_>, key: &str) -> syn::Result<LitS
         other => Err(syn::Error::new_spanned(
             other,
             format!("`{key}` takes a string literal: {}", example(key)),
+        )),
+    }
+}
+
+/// A path to the `hooks_core` crate. Read as an expression so a wrong value
+/// (a string, say) is one error rather than a cascade.
+fn parse_crate(input: syn::parse::ParseStream<'_>) -> syn::Result<Path> {
+    match input.parse::<Expr>()? {
+        Expr::Path(path)
+            if path.qself.is_none() && path.path.segments.iter().all(|s| s.arguments.is_none()) =>
+        {
+            Ok(path.path)
+        }
+        other => Err(syn::Error::new_spanned(
+            other,
+            format!("`crate` takes a path: {}", example("crate")),
         )),
     }
 }
