@@ -6,6 +6,9 @@ use std::path::{Path, PathBuf};
 
 use hooks_core::prelude::*;
 
+mod common;
+use common::{denial, dispatcher, parse_error};
+
 fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("hooks-config-claude-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -56,68 +59,38 @@ async fn public_style_hook_scripts_run_unchanged() {
     let path = settings(&log);
     let config = hooks_config::load(&path).unwrap();
     assert_eq!(config.len(), 3);
-    let hooks = config
-        .apply(Hooks::builder().without_linked())
-        .unwrap()
-        .build()
-        .unwrap();
-    let session = Session::new("sess-claude");
+    let hooks = dispatcher(config);
 
-    let outcome = hooks
-        .dispatch(&mut PreToolUse::new(
-            &session,
-            "Bash",
-            json!({"command": "rm -rf /tmp/build"}),
-        ))
-        .await;
     assert_eq!(
-        outcome.denial().unwrap().reason(),
-        "Blocked: 'rm -rf /tmp/build' is a recursive forced delete. Remove specific files instead."
-    );
-    assert!(
-        hooks
-            .dispatch(&mut PreToolUse::new(
-                &session,
-                "Bash",
-                json!({"command": "ls -la"})
-            ))
+        denial(&hooks, "Bash", json!({"command": "rm -rf /tmp/build"}))
             .await
-            .is_continue()
+            .as_deref(),
+        Some(
+            "Blocked: 'rm -rf /tmp/build' is a recursive forced delete. Remove specific files instead."
+        )
+    );
+    assert_eq!(
+        denial(&hooks, "Bash", json!({"command": "ls -la"})).await,
+        None
     );
 
-    let outcome = hooks
-        .dispatch(&mut PreToolUse::new(
-            &session,
-            "Read",
-            json!({"file_path": "/app/.env"}),
-        ))
-        .await;
     assert_eq!(
-        outcome.denial().unwrap().reason(),
-        "Access to /app/.env is blocked: environment files hold secrets."
-    );
-    assert!(
-        hooks
-            .dispatch(&mut PreToolUse::new(
-                &session,
-                "Read",
-                json!({"file_path": "/app/main.rs"})
-            ))
+        denial(&hooks, "Read", json!({"file_path": "/app/.env"}))
             .await
-            .is_continue()
+            .as_deref(),
+        Some("Access to /app/.env is blocked: environment files hold secrets.")
     );
-    assert!(
-        hooks
-            .dispatch(&mut PreToolUse::new(
-                &session,
-                "Grep",
-                json!({"path": "/app/.env"})
-            ))
-            .await
-            .is_continue(),
+    assert_eq!(
+        denial(&hooks, "Read", json!({"file_path": "/app/main.rs"})).await,
+        None
+    );
+    assert_eq!(
+        denial(&hooks, "Grep", json!({"path": "/app/.env"})).await,
+        None,
         "the guard's matcher does not cover Grep"
     );
 
+    let session = Session::new("sess-claude");
     let tool = hooks.tool("Read");
     let run = tool
         .run(
@@ -153,9 +126,7 @@ fn unsupported_events_and_matchers_are_errors_naming_the_line() {
     "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "agent"}]}]
   }
 }"#;
-    let error = hooks_config::parse("settings.json", text, true)
-        .err()
-        .unwrap();
+    let error = parse_error("settings.json", text, true);
     let problems = error.problems();
     assert_eq!(problems.len(), 3, "{error}");
     assert!(
@@ -168,9 +139,7 @@ fn unsupported_events_and_matchers_are_errors_naming_the_line() {
             .starts_with("settings.json:4: PreToolUse matcher \"^Bash$\": cannot be expressed"),
         "{error}"
     );
-    let broken = hooks_config::parse("settings.json", "{\n  \"hooks\": [\n", true)
-        .err()
-        .unwrap();
+    let broken = parse_error("settings.json", "{\n  \"hooks\": [\n", true);
     assert!(
         broken.problems()[0].starts_with("settings.json:2: not valid settings JSON"),
         "{broken}"
@@ -180,11 +149,6 @@ fn unsupported_events_and_matchers_are_errors_naming_the_line() {
 #[test]
 fn a_timeout_too_large_to_add_to_still_loads() {
     let text = r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "timeout": 18446744073709551615}]}]}}"#;
-    let hooks = hooks_config::parse("settings.json", text, true)
-        .unwrap()
-        .apply(Hooks::builder().without_linked())
-        .unwrap()
-        .build()
-        .unwrap();
+    let hooks = dispatcher(hooks_config::parse("settings.json", text, true).unwrap());
     assert_eq!(hooks.count::<Stop>(), 1);
 }

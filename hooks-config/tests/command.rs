@@ -8,6 +8,9 @@ use std::time::{Duration, Instant};
 use hooks_core::prelude::*;
 use hooks_core::{DenialCause, HookError};
 
+mod common;
+use common::{denial, dispatcher};
+
 fn scripts() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts")
 }
@@ -17,12 +20,7 @@ fn hooks_with(command: &str, extra: &str) -> Hooks {
     let text = format!(
         "[[hooks]]\nevent = \"pre_tool_use\"\nname = \"under_test\"\ncommand = {command}\n{extra}\n"
     );
-    let config = hooks_config::parse("test.toml", &text, false).unwrap();
-    config
-        .apply(Hooks::builder().without_linked())
-        .unwrap()
-        .build()
-        .unwrap()
+    dispatcher(hooks_config::parse("test.toml", &text, false).unwrap())
 }
 
 fn script(name: &str) -> String {
@@ -140,12 +138,10 @@ async fn a_crash_is_a_failure_and_guards_fail_closed_unless_told_otherwise() {
 #[tokio::test]
 async fn broken_json_is_a_failure_not_a_silent_allow() {
     let hooks = hooks_with(&script("garbage.sh"), "");
-    let outcome = hooks.dispatch(&mut call("Bash", json!({}))).await;
     assert!(
-        outcome
-            .denial()
+        denial(&hooks, "Bash", json!({}))
+            .await
             .unwrap()
-            .reason()
             .contains("its output is not valid hook JSON")
     );
 }
@@ -153,12 +149,10 @@ async fn broken_json_is_a_failure_not_a_silent_allow() {
 #[tokio::test]
 async fn megabytes_of_output_stop_the_hook() {
     let hooks = hooks_with(&script("megabytes.py"), "");
-    let outcome = hooks.dispatch(&mut call("Bash", json!({}))).await;
     assert!(
-        outcome
-            .denial()
+        denial(&hooks, "Bash", json!({}))
+            .await
             .unwrap()
-            .reason()
             .contains("printed more than 1048576 bytes; it was stopped")
     );
     let roomy = hooks_with(&script("megabytes.py"), "max_output = 10_000_000");
@@ -189,20 +183,17 @@ async fn shell_form_runs_only_when_asked() {
         "\"cat > /dev/null; echo blocked >&2; exit 2\"",
         "shell = true",
     );
-    let outcome = hooks.dispatch(&mut call("Bash", json!({}))).await;
-    assert_eq!(outcome.denial().unwrap().reason(), "blocked");
+    assert_eq!(
+        denial(&hooks, "Bash", json!({})).await.as_deref(),
+        Some("blocked")
+    );
 }
 
 #[test]
 fn a_block_on_an_event_that_cannot_block_is_logged_not_lost() {
     let text = "[[hooks]]\nevent = \"session_start\"\nname = \"gatekeeper\"\n\
                 command = [\"bash\", \"-c\", \"cat > /dev/null; echo 'not on a Friday' >&2; exit 2\"]\n";
-    let hooks = hooks_config::parse("test.toml", text, false)
-        .unwrap()
-        .apply(Hooks::builder().without_linked())
-        .unwrap()
-        .build()
-        .unwrap();
+    let hooks = dispatcher(hooks_config::parse("test.toml", text, false).unwrap());
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

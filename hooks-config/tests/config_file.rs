@@ -5,6 +5,9 @@
 use hooks_core::prelude::*;
 use hooks_core::{EventKind, Origin};
 
+mod common;
+use common::{apply_error, dispatcher, parse_error};
+
 const GOOD: &str = r#"
 [[hooks]]
 event = "pre_tool_use"
@@ -34,11 +37,7 @@ max_chars = 500
 fn hooks_join_with_their_origin_and_options() {
     let config = hooks_config::parse("hooks.toml", GOOD, false).unwrap();
     assert_eq!(config.len(), 3);
-    let hooks = config
-        .apply(Hooks::builder().without_linked())
-        .unwrap()
-        .build()
-        .unwrap();
+    let hooks = dispatcher(config);
     let description = hooks.describe();
     let infos = description.hooks();
     assert_eq!(infos.len(), 3);
@@ -100,7 +99,7 @@ timeout = "soon"
 event = "before_lunch"
 command = ["true"]
 "#;
-    let error = hooks_config::parse("bad.toml", text, false).err().unwrap();
+    let error = parse_error("bad.toml", text, false);
     let problems = error.problems();
     assert_eq!(
         problems,
@@ -123,20 +122,16 @@ command = ["true"]
 
 #[test]
 fn syntax_and_unknown_fields_name_the_line() {
-    let error = hooks_config::parse(
+    let error = parse_error(
         "syntax.toml",
         "[[hooks]]\nevent = \"stop\"\ncomand = [\"true\"]\n",
         false,
-    )
-    .err()
-    .unwrap();
+    );
     assert!(
         error.problems()[0].starts_with("syntax.toml:3: unknown field `comand`"),
         "{error}"
     );
-    let error = hooks_config::parse("syntax.toml", "\n\n[[hooks]\n", false)
-        .err()
-        .unwrap();
+    let error = parse_error("syntax.toml", "\n\n[[hooks]\n", false);
     assert!(
         error.problems()[0].starts_with("syntax.toml:3: "),
         "{error}"
@@ -152,11 +147,8 @@ fn syntax_and_unknown_fields_name_the_line() {
 fn a_bad_standard_table_names_its_line() {
     let text = "\n[truncate]\nmax_chars = 5\n";
     let config = hooks_config::parse("std.toml", text, false).unwrap();
-    let Err(error) = config.apply(Hooks::builder().without_linked()) else {
-        panic!("the limit is too small")
-    };
     assert_eq!(
-        error.problems(),
+        apply_error(config, "the limit is too small").problems(),
         [
             "std.toml:2: [truncate]: truncate configuration: `max_chars` is 5 characters; the smallest limit is 200"
         ]

@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 use hooks_core::prelude::*;
 use hooks_core::{DenialCause, HookError};
 
+mod common;
+use common::dispatcher;
+
 struct Server {
     child: Child,
     port: u16,
@@ -46,19 +49,16 @@ fn hooks(url: &str, allow: &str, extra: &str) -> Hooks {
     let text = format!(
         "[http]\nallow = [{allow}]\n\n[[hooks]]\nevent = \"pre_tool_use\"\nname = \"remote\"\nhttp = {{ url = \"{url}\"{extra} }}\ntimeout = \"1s\"\n"
     );
-    let config = hooks_config::parse("http.toml", &text, false).unwrap();
-    config
-        .apply(Hooks::builder().without_linked())
-        .unwrap()
-        .build()
-        .unwrap()
+    dispatcher(hooks_config::parse("http.toml", &text, false).unwrap())
 }
 
 fn call() -> PreToolUse {
     PreToolUse::new(&Session::new("s"), "deploy", json!({"env": "prod"}))
 }
 
-fn failure(outcome: &Outcome) -> String {
+/// The message a call through `hooks` fails with.
+async fn failure(hooks: Hooks) -> String {
+    let outcome = hooks.dispatch(&mut call()).await;
     match outcome.denial().map(hooks_core::Denial::cause) {
         Some(DenialCause::Failed(HookError::Failed(message))) => message.clone(),
         other => panic!("expected a failure, got {other:?}"),
@@ -122,26 +122,14 @@ async fn timeouts_errors_and_oversized_answers_fail_closed() {
     );
 
     assert_eq!(
-        failure(
-            &hooks(&format!("{base}/error"), allow, "")
-                .dispatch(&mut call())
-                .await
-        ),
+        failure(hooks(&format!("{base}/error"), allow, "")).await,
         "answered 500 Internal Server Error"
     );
     assert_eq!(
-        failure(
-            &hooks(&format!("{base}/big"), allow, "")
-                .dispatch(&mut call())
-                .await
-        ),
+        failure(hooks(&format!("{base}/big"), allow, "")).await,
         "answered more than 1048576 bytes"
     );
-    let redirect = failure(
-        &hooks(&format!("{base}/redirect-private"), allow, "")
-            .dispatch(&mut call())
-            .await,
-    );
+    let redirect = failure(hooks(&format!("{base}/redirect-private"), allow, "")).await;
     assert_eq!(
         redirect,
         "answered 302 Found to `http://10.255.255.1/steal`; redirects are not followed"
@@ -151,30 +139,28 @@ async fn timeouts_errors_and_oversized_answers_fail_closed() {
 #[tokio::test]
 async fn internal_addresses_need_an_allow_list_entry_checked_where_the_connection_goes() {
     let server = Server::start();
-    let literal = failure(
-        &hooks(&format!("http://127.0.0.1:{}/allow", server.port), "", "")
-            .dispatch(&mut call())
-            .await,
-    );
+    let literal = failure(hooks(
+        &format!("http://127.0.0.1:{}/allow", server.port),
+        "",
+        "",
+    ))
+    .await;
     assert!(
         literal.starts_with("`127.0.0.1` is 127.0.0.1, an internal address"),
         "{literal}"
     );
 
     // A name that resolves to loopback is refused at resolution: the client never connects.
-    let named = failure(
-        &hooks(&format!("http://localhost:{}/allow", server.port), "", "")
-            .dispatch(&mut call())
-            .await,
-    );
+    let named = failure(hooks(
+        &format!("http://localhost:{}/allow", server.port),
+        "",
+        "",
+    ))
+    .await;
     assert!(named.contains("`localhost` is "), "{named}");
     assert!(named.contains("an internal address"), "{named}");
 
-    let metadata = failure(
-        &hooks("http://169.254.169.254/latest/meta-data/", "", "")
-            .dispatch(&mut call())
-            .await,
-    );
+    let metadata = failure(hooks("http://169.254.169.254/latest/meta-data/", "", "")).await;
     assert!(
         metadata.contains("169.254.169.254, an internal address"),
         "{metadata}"

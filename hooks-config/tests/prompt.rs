@@ -7,6 +7,9 @@ use hooks_config::Model;
 use hooks_core::BoxFuture;
 use hooks_core::prelude::*;
 
+mod common;
+use common::{apply_error, denial, dispatcher};
+
 /// Refuses anything mentioning production; remembers what it was asked.
 struct Cautious(Arc<Mutex<Vec<String>>>);
 
@@ -38,45 +41,21 @@ async fn a_model_judges_the_call() {
     let config = hooks_config::parse("prompt.toml", CONFIG, false)
         .unwrap()
         .model("default", Cautious(Arc::clone(&asked)));
-    let hooks = config
-        .apply(Hooks::builder().without_linked())
-        .unwrap()
-        .build()
-        .unwrap();
-    let session = Session::new("s");
-    let outcome = hooks
-        .dispatch(&mut PreToolUse::new(
-            &session,
-            "deploy",
-            json!({"env": "prod"}),
-        ))
-        .await;
+    let hooks = dispatcher(config);
     assert_eq!(
-        outcome.denial().unwrap().reason(),
-        "production changes need a change ticket"
-    );
-    assert!(
-        hooks
-            .dispatch(&mut PreToolUse::new(
-                &session,
-                "deploy",
-                json!({"env": "staging"})
-            ))
+        denial(&hooks, "deploy", json!({"env": "prod"}))
             .await
-            .is_continue()
+            .as_deref(),
+        Some("production changes need a change ticket")
     );
-    let outcome = hooks
-        .dispatch(&mut PreToolUse::new(
-            &session,
-            "deploy",
-            json!({"env": "unreachable"}),
-        ))
-        .await;
+    assert_eq!(
+        denial(&hooks, "deploy", json!({"env": "staging"})).await,
+        None
+    );
     assert!(
-        outcome
-            .denial()
+        denial(&hooks, "deploy", json!({"env": "unreachable"}))
+            .await
             .unwrap()
-            .reason()
             .contains("the model could not answer: the model endpoint is down")
     );
     let first = &asked.lock().unwrap()[0];
@@ -87,11 +66,8 @@ async fn a_model_judges_the_call() {
 #[test]
 fn a_prompt_hook_without_its_model_is_an_error_naming_it() {
     let config = hooks_config::parse("prompt.toml", CONFIG, false).unwrap();
-    let Err(error) = config.apply(Hooks::builder().without_linked()) else {
-        panic!("a missing model is an error")
-    };
     assert_eq!(
-        error.problems(),
+        apply_error(config, "a missing model is an error").problems(),
         [
             "prompt.toml:2: hook `judge`: uses model `default`, which the program did not provide (Config::model)"
         ]
@@ -104,11 +80,8 @@ fn every_missing_model_is_reported_at_once() {
         "{CONFIG}\n[[hooks]]\nevent = \"stop\"\nname = \"critic\"\nprompt = {{ model = \"strict\", text = \"Is the work done?\" }}\n"
     );
     let config = hooks_config::parse("prompt.toml", &text, false).unwrap();
-    let Err(error) = config.apply(Hooks::builder().without_linked()) else {
-        panic!("missing models are an error")
-    };
     assert_eq!(
-        error.problems(),
+        apply_error(config, "missing models are an error").problems(),
         [
             "prompt.toml:2: hook `judge`: uses model `default`, which the program did not provide (Config::model)",
             "prompt.toml:8: hook `critic`: uses model `strict`, which the program did not provide (Config::model)",
