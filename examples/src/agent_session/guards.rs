@@ -1,6 +1,9 @@
 //! The example's hooks: what a team would write for its own agent.
 
+use std::sync::LazyLock;
+
 use hooks_core::prelude::*;
+use hooks_std::redact::Redactor;
 
 /// Tells the model the house rules before its first turn.
 #[session_start]
@@ -63,21 +66,15 @@ fn anchor_paths(ctx: &mut PreToolUse) {
     }
 }
 
-/// Keys never reach the model, even when a file holds them.
+/// Keys never reach the model, even when a file holds them: the same
+/// redaction the audit log applies, from `hooks_std`.
 #[post_tool_use(matches = "read_file")]
 fn redact_keys(ctx: &mut PostToolUse) {
-    if let Ok(Value::String(text)) = ctx.result_mut() {
-        *text = text
-            .split('\n')
-            .map(|line| {
-                if line.contains("API_KEY=") {
-                    "API_KEY=[redacted]"
-                } else {
-                    line
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("\n");
+    static REDACTOR: LazyLock<Redactor> = LazyLock::new(Redactor::default);
+    if let Ok(Value::String(text)) = ctx.result_mut()
+        && let Some(redacted) = REDACTOR.redact_text(text)
+    {
+        *text = redacted;
     }
 }
 
@@ -92,8 +89,3 @@ fn report_before_stopping(ctx: &mut Stop) -> Decision {
     }
 }
 
-/// Says goodbye in the logs.
-#[session_end]
-fn closing_note(ctx: &mut SessionEnd) {
-    let _ = ctx.reason();
-}
