@@ -83,7 +83,9 @@ fn guards(c: &mut Criterion) {
         });
 
         let ours_async = hooks(async_groups);
+        assert_eq!(ours_async.count::<PreToolUse>(), registered);
         let async_handle = ours_async.tool("sql_query");
+        assert_eq!(async_handle.count::<PreToolUse>(), matching);
         group.bench_function("ours, async hooks, by handle", |b| {
             b.iter(|| ready(async_handle.dispatch(black_box(&mut ctx))).is_continue());
         });

@@ -102,7 +102,9 @@ pub trait Event: Serialize + Send + Sync + Sized + 'static + sealed::Sealed {
     fn session(&self) -> &Session;
 
     /// The context as JSON: the session facts and the event's data, tagged
-    /// with `"event": "pre_tool_use"` (and so on). What command and HTTP hooks receive.
+    /// with `"event": "pre_tool_use"` (and so on), for logs and your own
+    /// transports. (Command and HTTP hooks declared with `hooks-config` get
+    /// the Claude Code hook protocol's shape instead: `hooks_config::protocol`.)
     ///
     /// # Panics
     ///
