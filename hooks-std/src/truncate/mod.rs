@@ -123,20 +123,13 @@ fn cut(ctx: &mut PostToolUse) {
     let settings = SETTINGS
         .get_or_init(|| Compiled::new(Truncate::default()).expect("the default limit is valid"));
     let limit = settings.limit(ToolCall::new(ctx.tool(), ctx.args()));
-    let oversized = match ctx.result() {
-        Ok(value) => text::size(value) > limit,
-        Err(message) => message.chars().count() > limit,
+    let cut = match ctx.result() {
+        Ok(value) => text::shrink(value, limit).map(Ok),
+        Err(message) => text::cut_text(message, limit).map(Err),
     };
     // Only an oversized result is touched, so only a real cut is recorded as a rewrite.
-    if oversized {
-        match ctx.result_mut() {
-            Ok(value) => *value = text::shrink(value, limit),
-            Err(message) => {
-                if let Some(cut) = text::cut_text(message, limit) {
-                    *message = cut;
-                }
-            }
-        }
+    if let Some(cut) = cut {
+        *ctx.result_mut() = cut;
     }
 }
 

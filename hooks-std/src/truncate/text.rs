@@ -8,6 +8,10 @@ use serde_json::Value;
 /// thirds and the last third of what fits around a marker saying how much
 /// was cut. `None` if it already fits.
 pub(crate) fn cut_text(text: &str, max_chars: usize) -> Option<String> {
+    // A character takes at least a byte: most results fit without counting.
+    if text.len() <= max_chars {
+        return None;
+    }
     let total = text.chars().count();
     if total <= max_chars {
         return None;
@@ -57,28 +61,24 @@ impl io::Write for CharCounter {
     }
 }
 
-/// The size a result is judged by: a string's characters, or anything else's compact JSON.
-pub(crate) fn size(value: &Value) -> usize {
-    match value {
-        Value::String(text) => text.chars().count(),
-        other => json_chars(other),
-    }
-}
-
-/// `value` cut to at most `max_chars` by its [`size`], still valid JSON of
-/// the same shape where possible: long strings keep head and tail, long arrays
-/// keep their first and last items around a marker item. When even that does
-/// not fit, the value's JSON text, cut, as a string.
-pub(crate) fn shrink(value: &Value, max_chars: usize) -> Value {
+/// `value` cut to at most `max_chars` — a string's characters, anything
+/// else's compact JSON — still valid JSON of the same shape where possible:
+/// long strings keep head and tail, long arrays keep their first and last
+/// items around a marker item. When even that does not fit, the value's JSON
+/// text, cut, as a string. `None` if it already fits.
+pub(crate) fn shrink(value: &Value, max_chars: usize) -> Option<Value> {
     if let Value::String(text) = value {
-        return Value::String(cut_text(text, max_chars).unwrap_or_else(|| text.clone()));
+        return cut_text(text, max_chars).map(Value::String);
+    }
+    if json_chars(value) <= max_chars {
+        return None;
     }
     let mut string_cap = max_chars / 2;
     let mut items_cap = 64;
     loop {
         let candidate = capped(value, string_cap, items_cap);
         if json_chars(&candidate) <= max_chars {
-            return candidate;
+            return Some(candidate);
         }
         if string_cap <= MIN_STRING_CAP && items_cap <= 2 {
             break;
@@ -87,7 +87,7 @@ pub(crate) fn shrink(value: &Value, max_chars: usize) -> Value {
         items_cap = (items_cap / 2).max(2);
     }
     let text = serde_json::to_string(value).expect("a JSON value serializes");
-    Value::String(cut_text(&text, max_chars).unwrap_or(text))
+    Some(Value::String(cut_text(&text, max_chars).unwrap_or(text)))
 }
 
 /// Below this a cut string is mostly marker.
@@ -166,7 +166,7 @@ mod tests {
             .map(|i| json!({"id": i, "name": format!("row {i}")}))
             .collect();
         let value = json!({"rows": rows, "query": "SELECT *", "note": "x".repeat(50_000)});
-        let shrunk = shrink(&value, 2_000);
+        let shrunk = shrink(&value, 2_000).unwrap();
         assert!(json_chars(&shrunk) <= 2_000, "{}", json_chars(&shrunk));
         assert_eq!(shrunk["query"], "SELECT *");
         assert_eq!(shrunk["rows"][0], json!({"id": 0, "name": "row 0"}));
@@ -188,7 +188,7 @@ mod tests {
     fn json_too_wide_to_keep_becomes_cut_text() {
         let wide: serde_json::Map<String, Value> =
             (0..2_000).map(|i| (format!("key_{i}"), json!(i))).collect();
-        let shrunk = shrink(&Value::Object(wide), 500);
+        let shrunk = shrink(&Value::Object(wide), 500).unwrap();
         let text = shrunk.as_str().unwrap();
         assert!(text.chars().count() <= 500);
         assert!(text.starts_with("{\"key_0\":0"));
