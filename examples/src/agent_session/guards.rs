@@ -88,4 +88,3 @@ fn report_before_stopping(ctx: &mut Stop) -> Decision {
         Decision::deny("summarize what happened to the refund before stopping")
     }
 }
-
