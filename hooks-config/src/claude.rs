@@ -62,8 +62,14 @@ pub(crate) fn parse(file: &Arc<str>, text: &str, problems: &mut Problems) -> Vec
         }
     };
     let mut declared = Vec::new();
+    let hooks_at = text.find("\"hooks\"").unwrap_or(0);
     for (event_name, groups) in settings.hooks {
-        let event_line = line_of(text, text.find(&format!("\"{event_name}\"")).unwrap_or(0));
+        // Each event's values are looked for after its key, in order.
+        let mut lines = Lines {
+            text,
+            from: hooks_at,
+        };
+        let event_line = lines.find(&event_name).unwrap_or(1);
         let Ok(event) = parse_event(&event_name) else {
             problems.push(file, event_line, None, format!(
                 "`{event_name}` hooks have no counterpart here (events: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop, SessionEnd); remove them from this file or keep them in one only Claude Code reads"
@@ -71,12 +77,17 @@ pub(crate) fn parse(file: &Arc<str>, text: &str, problems: &mut Problems) -> Vec
             continue;
         };
         for (group_index, group) in groups.into_iter().enumerate() {
+            let matcher_line = if group.matcher.is_empty() {
+                event_line
+            } else {
+                lines.find(&group.matcher).unwrap_or(event_line)
+            };
             let matcher = match convert_matcher(&group.matcher) {
                 Ok(matcher) => matcher,
                 Err(error) => {
                     problems.push(
                         file,
-                        line_of(text, text.find(&group.matcher).unwrap_or(0)),
+                        matcher_line,
                         None,
                         format!("{event_name} matcher \"{}\": {error}", group.matcher),
                     );
@@ -93,14 +104,12 @@ pub(crate) fn parse(file: &Arc<str>, text: &str, problems: &mut Problems) -> Vec
                 continue;
             }
             for (index, entry) in group.hooks.into_iter().enumerate() {
-                let quoted = entry
+                let line = entry
                     .command
                     .as_deref()
                     .or(entry.prompt.as_deref())
-                    .map(|text| serde_json::to_string(text).unwrap_or_default());
-                let line = quoted
-                    .and_then(|quoted| text.find(&quoted))
-                    .map_or(event_line, |at| line_of(text, at));
+                    .and_then(|value| lines.find(value))
+                    .unwrap_or(event_line);
                 let name = format!("{file}:{line} ({event_name}[{group_index}].hooks[{index}])");
                 let timeout = Duration::from_secs(entry.timeout.unwrap_or(60));
                 let mode = match (entry.kind.as_str(), entry.command, entry.prompt) {
@@ -130,6 +139,25 @@ pub(crate) fn parse(file: &Arc<str>, text: &str, problems: &mut Problems) -> Vec
         }
     }
     declared
+}
+
+/// Where string values are in the text, which `serde_json` does not keep.
+/// Each search starts after the last hit, so a value repeated in the file
+/// (the same command in two groups, a matcher also used in `permissions`)
+/// gets the line of the occurrence meant.
+struct Lines<'t> {
+    text: &'t str,
+    from: usize,
+}
+
+impl Lines<'_> {
+    /// The line of `value`, as a JSON string, after the last hit.
+    fn find(&mut self, value: &str) -> Option<u32> {
+        let quoted = serde_json::to_string(value).ok()?;
+        let at = self.from + self.text.get(self.from..)?.find(&quoted)?;
+        self.from = at + quoted.len();
+        Some(line_of(self.text, at))
+    }
 }
 
 /// Claude Code's matcher as our pattern: `None` matches every tool.

@@ -52,14 +52,15 @@ struct File {
     audit_log: Option<Spanned<Audit>>,
     approval: Option<Spanned<Approvals>>,
     /// `cli` (default) or `terminal`.
-    approval_channel: Option<String>,
+    approval_channel: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct HttpSettings {
-    #[serde(default)]
-    allow: Vec<String>,
+    // Spanned, as every value a problem is reported on: its line is where
+    // it is, not where the word first appears in the file.
+    allow: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Deserialize)]
@@ -129,12 +130,13 @@ pub(crate) fn parse(
             return (Vec::new(), StdSettings::default());
         }
     };
-    let policy = match AddressPolicy::new(&parsed.http.allow) {
+    let allow = parsed.http.allow.as_ref();
+    let policy = match AddressPolicy::new(allow.map_or(&[], |allow| allow.get_ref())) {
         Ok(policy) => policy,
         Err(error) => {
             problems.push(
                 file,
-                line_of(text, text.find("allow").unwrap_or(0)),
+                line_of(text, allow.map_or(0, |allow| allow.span().start)),
                 None,
                 format!("`[http] allow`: {error}"),
             );
@@ -184,13 +186,17 @@ pub(crate) fn parse(
         approval: parsed
             .approval
             .map(|table| (at(table.span()), table.into_inner())),
-        terminal_approvals: match parsed.approval_channel.as_deref() {
+        terminal_approvals: match parsed
+            .approval_channel
+            .as_ref()
+            .map(|c| c.get_ref().as_str())
+        {
             None | Some("cli") => false,
             Some("terminal") => true,
             Some(other) => {
                 problems.push(
                     file,
-                    line_of(text, text.find("approval_channel").unwrap_or(0)),
+                    at(parsed.approval_channel.as_ref().map_or(0..0, Spanned::span)),
                     None,
                     format!("`approval_channel` is \"cli\" or \"terminal\", not \"{other}\""),
                 );

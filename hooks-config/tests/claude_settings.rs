@@ -152,3 +152,34 @@ fn a_timeout_too_large_to_add_to_still_loads() {
     let hooks = dispatcher(hooks_config::parse("settings.json", text, true).unwrap());
     assert_eq!(hooks.count::<Stop>(), 1);
 }
+
+#[test]
+fn repeated_values_get_the_line_of_their_own_occurrence() {
+    let text = r#"{
+  "permissions": {"deny": ["^Bash$"]},
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Read", "hooks": [{"type": "command", "command": "true"}]},
+      {"matcher": "Write", "hooks": [{"type": "command", "command": "true"}]}
+    ]
+  }
+}"#;
+    let hooks = dispatcher(hooks_config::parse("settings.json", text, true).unwrap());
+    let lines: Vec<String> = hooks
+        .describe()
+        .hooks()
+        .iter()
+        .map(|hook| hook.origin.to_string())
+        .collect();
+    assert_eq!(
+        lines,
+        ["settings.json:5 (config)", "settings.json:6 (config)"]
+    );
+
+    let bad = text.replace("\"Write\"", "\"^Bash$\"");
+    let error = parse_error("settings.json", &bad, true);
+    assert!(
+        error.problems()[0].starts_with("settings.json:6: PreToolUse matcher \"^Bash$\""),
+        "{error}"
+    );
+}

@@ -168,3 +168,27 @@ fn the_example_config_loads() {
     let config = hooks_config::load(&path).unwrap();
     assert_eq!(config.len(), 2);
 }
+
+#[test]
+fn top_level_settings_name_their_own_line_not_the_words_first_use() {
+    // "allow" and "approval_channel" appear in comments above the settings.
+    let text = "# allow only what we need; see approval_channel below\n\
+                approval_channel = \"pager\"\n\
+                \n\
+                [http]\n\
+                allow = [\"not an address\"]\n";
+    let problems = parse_error("top.toml", text, false).problems().to_vec();
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.starts_with("top.toml:5: `[http] allow`: ")),
+        "{problems:?}"
+    );
+    assert!(
+        problems.iter().any(|p| p.starts_with(
+            "top.toml:2: `approval_channel` is \"cli\" or \"terminal\", not \"pager\""
+        )),
+        "{problems:?}"
+    );
+}
