@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use hooks_core::{Decision, HookCall, HookError, RuntimeHook, Verdict};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Client, Url};
 
 use crate::address::AddressPolicy;
@@ -29,7 +30,7 @@ pub struct HttpHook {
     policy: Arc<AddressPolicy>,
     timeout: Duration,
     fire_and_forget: bool,
-    headers: Vec<(String, String)>,
+    headers: HeaderMap,
 }
 
 impl HttpHook {
@@ -52,7 +53,7 @@ impl HttpHook {
             policy,
             timeout: Duration::from_secs(30),
             fire_and_forget: false,
-            headers: Vec::new(),
+            headers: HeaderMap::new(),
         })
     }
 
@@ -70,11 +71,16 @@ impl HttpHook {
         self
     }
 
-    /// Adds a request header.
-    #[must_use]
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.headers.push((name.into(), value.into()));
-        self
+    /// Adds a request header. A name or value HTTP does not allow is refused
+    /// here, when the hook is declared, rather than failing every call.
+    pub fn header(mut self, name: &str, value: &str) -> Result<Self, String> {
+        let name = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| format!("`{name}` is not a valid HTTP header name"))?;
+        let value = HeaderValue::from_str(value).map_err(|_| {
+            format!("the value of header `{name}` is not valid in HTTP (no control characters or line breaks)")
+        })?;
+        self.headers.append(name, value);
+        Ok(self)
     }
 
     /// Refuses an address literal the policy does not allow (names go through the resolver).
@@ -95,14 +101,12 @@ impl HttpHook {
     }
 
     async fn exchange(&self, body: String) -> Result<String, HookError> {
-        let mut request = self
+        let request = self
             .client
             .post(self.url.clone())
             .header("content-type", "application/json")
+            .headers(self.headers.clone())
             .body(body);
-        for (name, value) in &self.headers {
-            request = request.header(name, value);
-        }
         let mut response = request
             .send()
             .await

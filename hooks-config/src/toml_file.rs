@@ -308,10 +308,13 @@ fn mode(
         (None, Some(http), None) => {
             let hook = HttpHook::new(&http.url, policy.clone())
                 .map_err(|error| format!("`http`: {error}"))?;
-            Ok(Mode::Http(http.headers.into_iter().fold(
+            let hook = http.headers.iter().try_fold(
                 hook.fire_and_forget(http.fire_and_forget),
-                |hook, (key, value)| hook.header(key, value),
-            )))
+                |hook, (name, value)| hook.header(name, value),
+            );
+            Ok(Mode::Http(
+                hook.map_err(|error| format!("`http`: {error}"))?,
+            ))
         }
         (None, None, Some(prompt)) => Ok(Mode::Prompt {
             model: prompt.model,

@@ -12,7 +12,7 @@ use hooks_core::prelude::*;
 use hooks_core::{DenialCause, HookError};
 
 mod common;
-use common::dispatcher;
+use common::{dispatcher, parse_error};
 
 struct Server {
     child: Child,
@@ -188,4 +188,26 @@ async fn fire_and_forget_does_not_wait() {
     let started = Instant::now();
     assert!(hooks.dispatch(&mut call()).await.is_continue());
     assert!(started.elapsed() < Duration::from_millis(500));
+}
+
+#[test]
+fn a_header_http_does_not_allow_is_refused_at_load_naming_the_hook() {
+    let declaring = |headers: &str| {
+        format!(
+            "[[hooks]]\nevent = \"pre_tool_use\"\nname = \"remote\"\n\
+             http = {{ url = \"https://hooks.example.com/check\", headers = {{ {headers} }} }}\n"
+        )
+    };
+    let error = parse_error("http.toml", &declaring(r#""x-token" = "abc\ndef""#), false);
+    assert_eq!(
+        error.problems(),
+        [
+            "http.toml:1: hook `remote`: `http`: the value of header `x-token` is not valid in HTTP (no control characters or line breaks)"
+        ]
+    );
+    let error = parse_error("http.toml", &declaring(r#""x token" = "abc""#), false);
+    assert_eq!(
+        error.problems(),
+        ["http.toml:1: hook `remote`: `http`: `x token` is not a valid HTTP header name"]
+    );
 }
