@@ -100,9 +100,13 @@ impl CommandHook {
         let mut child = command.spawn().map_err(|error| {
             HookError::failed(format!("could not start `{}`: {error}", self.program))
         })?;
-        let group = child
-            .id()
-            .and_then(|id| Pid::from_raw(i32::try_from(id).ok()?));
+        // Killed on every way out, including the dispatch being dropped
+        // (its backstop timeout, or a caller that gave up on it).
+        let group = Group(
+            child
+                .id()
+                .and_then(|id| Pid::from_raw(i32::try_from(id).ok()?)),
+        );
         let mut stdin = child.stdin.take();
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
@@ -119,37 +123,52 @@ impl CommandHook {
                 tokio::join!(write, capped(stdout, limit), capped(stderr, limit));
             (stdout, stderr)
         };
-        let (stdout, stderr) = match tokio::time::timeout(self.timeout, work).await {
-            Ok(output) => output,
-            Err(_elapsed) => {
-                kill(group);
-                let _ = child.wait().await;
-                return Err(HookError::TimedOut(self.timeout));
-            }
+        // One timeout for all of it: reading its output and its exit.
+        let exchange = async {
+            let (Some(stdout), Some(stderr)) = work.await else {
+                return Err(HookError::failed(format!(
+                    "printed more than {} bytes; it was stopped",
+                    self.max_output
+                )));
+            };
+            let status = child
+                .wait()
+                .await
+                .map_err(|error| HookError::failed(format!("could not wait for it: {error}")))?;
+            Ok(Finished {
+                code: status.code(),
+                stdout,
+                stderr,
+            })
         };
-        let (Some(stdout), Some(stderr)) = (stdout, stderr) else {
-            kill(group);
+        let finished = match tokio::time::timeout(self.timeout, exchange).await {
+            Ok(finished) => finished,
+            Err(_elapsed) => Err(HookError::TimedOut(self.timeout)),
+        };
+        if finished.is_err() {
+            group.kill();
             let _ = child.wait().await;
-            return Err(HookError::failed(format!(
-                "printed more than {} bytes; it was stopped",
-                self.max_output
-            )));
-        };
-        let status = match tokio::time::timeout(self.timeout, child.wait()).await {
-            Ok(status) => status
-                .map_err(|error| HookError::failed(format!("could not wait for it: {error}")))?,
-            Err(_elapsed) => {
-                kill(group);
-                return Err(HookError::TimedOut(self.timeout));
-            }
-        };
-        // Anything it left running in its group goes with it.
-        kill(group);
-        Ok(Finished {
-            code: status.code(),
-            stdout,
-            stderr,
-        })
+        }
+        // Dropping `group` kills anything it left running.
+        finished
+    }
+}
+
+/// A hook's process group, killed when dropped.
+struct Group(Option<Pid>);
+
+impl Group {
+    fn kill(&self) {
+        if let Some(group) = self.0 {
+            // Already gone is fine.
+            let _ = kill_process_group(group, Signal::KILL);
+        }
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        self.kill();
     }
 }
 
@@ -164,13 +183,6 @@ async fn capped(stream: Option<impl AsyncRead + Unpin>, limit: usize) -> Option<
         .read_to_end(&mut bytes)
         .await;
     (read.is_ok() && bytes.len() <= limit).then_some(bytes)
-}
-
-fn kill(group: Option<Pid>) {
-    if let Some(group) = group {
-        // Already gone is fine.
-        let _ = kill_process_group(group, Signal::KILL);
-    }
 }
 
 /// Interprets a finished program by the protocol's exit codes.

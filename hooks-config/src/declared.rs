@@ -35,8 +35,9 @@ pub(crate) struct Declared {
     pub(crate) line: u32,
 }
 
-/// Command and HTTP hooks enforce their own timeout (a command's kills its
-/// whole process group); the dispatcher's, a little later, is a backstop.
+/// Command and HTTP hooks enforce their own timeout, to report it in their
+/// own words; the dispatcher's, a little later, is a backstop (a command's
+/// process group is killed either way).
 const BACKSTOP: Duration = Duration::from_secs(1);
 
 /// What a declared hook runs, with its model found: a hook that names a

@@ -83,24 +83,18 @@ async fn additional_context_reaches_the_model_and_the_input_is_the_protocols() {
     );
 }
 
-#[tokio::test]
-async fn a_timeout_kills_the_whole_process_group_and_denies() {
-    let pid_file =
-        std::env::temp_dir().join(format!("hooks-config-slow-{}.pid", std::process::id()));
-    let command = format!(
+/// `slow.sh`, which starts a background `sleep` and writes its pid to `pid_file`.
+fn slow(pid_file: &Path) -> String {
+    format!(
         "[\"bash\", \"{}\", \"{}\"]",
         scripts().join("slow.sh").display(),
         pid_file.display()
-    );
-    let hooks = hooks_with(&command, "timeout = \"300ms\"");
-    let started = Instant::now();
-    let outcome = hooks.dispatch(&mut call("Bash", json!({}))).await;
-    assert!(started.elapsed() < Duration::from_secs(5));
-    assert_eq!(
-        outcome.denial().unwrap().cause(),
-        &DenialCause::Failed(HookError::TimedOut(Duration::from_millis(300)))
-    );
-    let grandchild = std::fs::read_to_string(&pid_file).unwrap();
+    )
+}
+
+/// Asserts the background process `slow.sh` started was killed.
+fn assert_grandchild_killed(pid_file: &Path) {
+    let grandchild = std::fs::read_to_string(pid_file).unwrap();
     std::thread::sleep(Duration::from_millis(100));
     // Gone, or dead and waiting for its new parent to reap it (a container's init may not).
     let state =
@@ -112,6 +106,45 @@ async fn a_timeout_kills_the_whole_process_group_and_denies() {
     assert!(
         state.contains("gone") || state.contains("zombie"),
         "the background `sleep` the hook started was killed with it; it is {state}"
+    );
+}
+
+#[tokio::test]
+async fn a_timeout_kills_the_whole_process_group_and_denies() {
+    let pid_file =
+        std::env::temp_dir().join(format!("hooks-config-slow-{}.pid", std::process::id()));
+    let hooks = hooks_with(&slow(&pid_file), "timeout = \"300ms\"");
+    let started = Instant::now();
+    let outcome = hooks.dispatch(&mut call("Bash", json!({}))).await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(
+        outcome.denial().unwrap().cause(),
+        &DenialCause::Failed(HookError::TimedOut(Duration::from_millis(300)))
+    );
+    assert_grandchild_killed(&pid_file);
+}
+
+#[tokio::test]
+async fn a_dropped_dispatch_kills_the_whole_process_group() {
+    let pid_file =
+        std::env::temp_dir().join(format!("hooks-config-dropped-{}.pid", std::process::id()));
+    let hooks = hooks_with(&slow(&pid_file), "timeout = \"30s\"");
+    let mut ctx = call("Bash", json!({}));
+    // The caller gives up on the dispatch long before the hook's timeout.
+    let gave_up = tokio::time::timeout(Duration::from_millis(500), hooks.dispatch(&mut ctx)).await;
+    assert!(gave_up.is_err());
+    assert_grandchild_killed(&pid_file);
+}
+
+#[tokio::test]
+async fn the_timeout_covers_the_output_and_the_exit_together() {
+    // Each half fits in the timeout; together they do not.
+    let command = r#"["bash", "-c", "cat > /dev/null; sleep 0.7; exec >&- 2>&-; sleep 0.7"]"#;
+    let hooks = hooks_with(command, "timeout = \"1s\"");
+    let outcome = hooks.dispatch(&mut call("Bash", json!({}))).await;
+    assert_eq!(
+        outcome.denial().unwrap().cause(),
+        &DenialCause::Failed(HookError::TimedOut(Duration::from_secs(1)))
     );
 }
 
