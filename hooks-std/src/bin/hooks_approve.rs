@@ -13,8 +13,8 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
+use hooks_std::approval::Approvals;
 use hooks_std::approval::store::{Scope, Status, Store};
 
 const USAGE: &str = "usage: hooks-approve [--db PATH] list
@@ -57,8 +57,8 @@ fn main() -> ExitCode {
 }
 
 fn parse(args: Vec<String>) -> Result<Invocation, String> {
-    let mut database = std::env::var_os("HOOKS_APPROVALS_DB")
-        .map_or_else(|| PathBuf::from("hooks-approvals.sqlite3"), PathBuf::from);
+    // The gate's own default, so both sides find the same file.
+    let mut database = Approvals::default().database;
     let mut by = std::env::var("USER").unwrap_or_else(|_| "hooks-approve".to_owned());
     let mut reason = None;
     let mut always = false;
@@ -75,24 +75,23 @@ fn parse(args: Vec<String>) -> Result<Invocation, String> {
             _ => words.push(arg),
         }
     }
-    let id = |word: Option<&String>| -> Result<i64, String> {
-        let word = word.ok_or("the request's ID is missing")?;
+    let id = |word: &String| -> Result<i64, String> {
         word.trim_start_matches('#')
             .parse()
             .map_err(|_| format!("`{word}` is not a request ID"))
     };
     let command = match words.first().map(String::as_str) {
         Some("list") if words.len() == 1 => Command::List,
-        Some("show") if words.len() == 2 => Command::Show(id(words.get(1))?),
+        Some("show") if words.len() == 2 => Command::Show(id(&words[1])?),
         Some("approve") if words.len() == 2 => Command::Approve {
-            id: id(words.get(1))?,
+            id: id(&words[1])?,
             always,
             by,
         },
         Some("deny") if words.len() == 2 => {
             let reason = reason.ok_or("`deny` needs `--reason TEXT`: the model reads it")?;
             Command::Deny {
-                id: id(words.get(1))?,
+                id: id(&words[1])?,
                 reason,
                 by,
             }
@@ -109,7 +108,7 @@ fn parse(args: Vec<String>) -> Result<Invocation, String> {
 }
 
 fn run(invocation: Invocation) -> Result<(), String> {
-    let store = Store::open(&invocation.database, Duration::from_secs(5))
+    let store = Store::open(&invocation.database, Approvals::default().busy_timeout)
         .map_err(|error| error.to_string())?;
     match invocation.command {
         Command::List => {
