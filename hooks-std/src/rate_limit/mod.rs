@@ -11,7 +11,8 @@
 //! Exact under concurrency: the store admits atomically per bucket, so no
 //! interleaving admits more calls than the limit. Buckets live in memory
 //! ([`MemoryStore`]) behind the [`Store`] trait, so a shared store can follow.
-//! An admitted call allocates nothing.
+//! An admitted call allocates nothing (unless a rule keys on a metadata
+//! value that is not a string: its JSON text is formatted per call).
 //!
 //! ```
 //! use std::time::Duration;

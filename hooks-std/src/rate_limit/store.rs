@@ -106,24 +106,39 @@ pub trait Store: Send + Sync + 'static {
 /// A lookup of a known bucket allocates nothing; a bucket idle long enough to
 /// be full again is dropped when its shard grows past a few thousand buckets.
 pub struct MemoryStore {
-    shards: Box<[Mutex<HashMap<OwnedKey, u64>>]>,
+    shards: Box<[Mutex<Shard>]>,
     hasher: DefaultHashBuilder,
 }
 
 const SHARDS: usize = 16;
 const SWEEP_ABOVE: usize = 4_096;
 
+/// One shard's buckets, and the size at which idle ones are next swept.
+struct Shard {
+    buckets: HashMap<OwnedKey, u64>,
+    /// Doubles past what a sweep leaves, so a shard full of busy buckets
+    /// is not scanned again on every new key.
+    sweep_at: usize,
+}
+
 impl Default for MemoryStore {
     fn default() -> Self {
         MemoryStore {
-            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            shards: (0..SHARDS)
+                .map(|_| {
+                    Mutex::new(Shard {
+                        buckets: HashMap::new(),
+                        sweep_at: SWEEP_ABOVE,
+                    })
+                })
+                .collect(),
             hasher: DefaultHashBuilder::default(),
         }
     }
 }
 
 impl MemoryStore {
-    fn shard(&self, key: &Key<'_>) -> &Mutex<HashMap<OwnedKey, u64>> {
+    fn shard(&self, key: &Key<'_>) -> &Mutex<Shard> {
         let hash = self.hasher.hash_one(key);
         &self.shards[usize::try_from(hash % SHARDS as u64).unwrap_or(0)]
     }
@@ -131,29 +146,30 @@ impl MemoryStore {
 
 impl Store for MemoryStore {
     fn acquire(&self, key: &Key<'_>, limit: Limit, now: Duration) -> Result<(), Duration> {
-        let mut buckets = self
+        let mut shard = self
             .shard(key)
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if let Some(tat) = buckets.get_mut(key) {
+        if let Some(tat) = shard.buckets.get_mut(key) {
             return limit.acquire(tat, now);
         }
-        if buckets.len() >= SWEEP_ABOVE {
+        if shard.buckets.len() >= shard.sweep_at {
             let now = u64::try_from(now.as_nanos()).unwrap_or(u64::MAX);
-            buckets.retain(|_, tat| *tat > now);
+            shard.buckets.retain(|_, tat| *tat > now);
+            shard.sweep_at = SWEEP_ABOVE.max(2 * shard.buckets.len());
         }
         let mut tat = 0;
         let admitted = limit.acquire(&mut tat, now);
-        buckets.insert(OwnedKey::from(key), tat);
+        shard.buckets.insert(OwnedKey::from(key), tat);
         admitted
     }
 
     fn release(&self, key: &Key<'_>, limit: Limit) {
-        let mut buckets = self
+        let mut shard = self
             .shard(key)
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if let Some(tat) = buckets.get_mut(key) {
+        if let Some(tat) = shard.buckets.get_mut(key) {
             limit.release(tat);
         }
     }
@@ -201,5 +217,48 @@ impl Clock for ManualClock {
 impl<C: Clock> Clock for std::sync::Arc<C> {
     fn now(&self) -> Duration {
         (**self).now()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(n: usize) -> Key<'static> {
+        Key::new(0, [Cow::Owned(n.to_string())])
+    }
+
+    fn sizes(store: &MemoryStore) -> Vec<(usize, usize)> {
+        store
+            .shards
+            .iter()
+            .map(|shard| {
+                let shard = shard.lock().unwrap();
+                (shard.buckets.len(), shard.sweep_at)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn busy_buckets_are_kept_and_not_rescanned_on_every_new_key() {
+        let store = MemoryStore::default();
+        // One call an hour: every bucket stays busy (not yet full again).
+        let limit = Limit::new(1, Duration::from_secs(3_600));
+        let now = Duration::from_secs(1);
+        for n in 0..SHARDS * SWEEP_ABOVE * 2 {
+            assert!(store.acquire(&key(n), limit, now).is_ok());
+        }
+        for (buckets, sweep_at) in sizes(&store) {
+            // Nothing busy was dropped, and the next sweep waits for growth.
+            assert!(buckets > SWEEP_ABOVE, "{buckets}");
+            assert!(sweep_at > buckets, "{sweep_at} <= {buckets}");
+        }
+        // An hour on, every bucket is idle: the next sweep drops them.
+        let later = now + Duration::from_secs(3_601);
+        for n in 0..SHARDS * SWEEP_ABOVE * 4 {
+            let _ = store.acquire(&key(1_000_000 + n), limit, later);
+        }
+        let total: usize = sizes(&store).iter().map(|(buckets, _)| buckets).sum();
+        assert!(total < SHARDS * SWEEP_ABOVE * 6, "{total}");
     }
 }
