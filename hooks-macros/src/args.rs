@@ -94,7 +94,10 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Args {
         let value = meta.value()?;
         let result = match key_name {
             "priority" => parse_priority(value).map(|v| args.priority = spanned(v, key_span)),
-            "matches" => parse_text(value, key_name).map(|v| args.matches = spanned(v, key_span)),
+            // An empty pattern is the pattern grammar's to explain (`"*"`).
+            "matches" => {
+                parse_literal(value, key_name).map(|v| args.matches = spanned(v, key_span))
+            }
             "name" => parse_text(value, key_name).map(|v| args.name = spanned(v, key_span)),
             "group" => parse_text(value, key_name).map(|v| args.group = spanned(v, key_span)),
             "timeout_ms" => parse_timeout(value).map(|v| args.timeout_ms = spanned(v, key_span)),
@@ -216,16 +219,20 @@ fn not_an_integer(expr: &Expr) -> syn::Error {
     )
 }
 
+/// A non-empty string literal.
 fn parse_text(input: syn::parse::ParseStream<'_>, key: &str) -> syn::Result<LitStr> {
-    let expr: Expr = input.parse()?;
-    match expr {
-        Expr::Lit(ExprLit {
-            lit: Lit::Str(text),
-            ..
-        }) if text.value().trim().is_empty() => Err(syn::Error::new_spanned(
+    let text = parse_literal(input, key)?;
+    if text.value().trim().is_empty() {
+        return Err(syn::Error::new_spanned(
             text,
             format!("`{key}` cannot be empty: {}", example(key)),
-        )),
+        ));
+    }
+    Ok(text)
+}
+
+fn parse_literal(input: syn::parse::ParseStream<'_>, key: &str) -> syn::Result<LitStr> {
+    match input.parse::<Expr>()? {
         Expr::Lit(ExprLit {
             lit: Lit::Str(text),
             ..

@@ -22,11 +22,11 @@ pub(crate) fn expand_with(event: Event, args: TokenStream, item: &TokenStream) -
     };
     let mut errors = Errors::default();
     let args = args::parse(args, &mut errors);
-    check_args(event, &args, &item, &mut errors);
+    let pattern = check_args(event, &args, &item, &mut errors);
     let signature = signature::check(event, args.observe.is_some(), &item, &mut errors);
     match (errors.into_result(), signature) {
         (Ok(()), Some(signature)) => {
-            let registration = registration(event, &args, &item, &signature);
+            let registration = registration(event, &args, pattern, &item, &signature);
             quote!(#item #registration)
         }
         // The user's function is still emitted, so the only errors they see are ours.
@@ -39,27 +39,30 @@ pub(crate) fn expand_with(event: Event, args: TokenStream, item: &TokenStream) -
 }
 
 /// Arguments that are well-formed alone but wrong for this event or function.
-fn check_args(event: Event, args: &Args, item: &ItemFn, errors: &mut Errors) {
-    if let Some(matches) = &args.matches {
-        if !event.has_tool() {
-            errors.push(syn::Error::new(
-                matches.key,
-                format!(
-                    "`matches` only applies to tool events (`#[pre_tool_use]`, `#[post_tool_use]`); \
-                     `#[{}]` hooks run on every {} event",
-                    event.attr(),
-                    event.attr()
-                ),
-            ));
-        } else if let Err(error) = hooks_pattern::parse(&matches.value.value()) {
-            errors.push(syn::Error::new(
+/// Returns the `matches` pattern, parsed, when it is valid.
+fn check_args(event: Event, args: &Args, item: &ItemFn, errors: &mut Errors) -> Option<Pattern> {
+    let mut pattern = None;
+    match &args.matches {
+        Some(matches) if !event.has_tool() => errors.push(syn::Error::new(
+            matches.key,
+            format!(
+                "`matches` only applies to tool events (`#[pre_tool_use]`, `#[post_tool_use]`); \
+                 `#[{}]` hooks run on every {} event",
+                event.attr(),
+                event.attr()
+            ),
+        )),
+        Some(matches) => match hooks_pattern::parse(&matches.value.value()) {
+            Ok(alternatives) => pattern = Some(alternatives),
+            Err(error) => errors.push(syn::Error::new(
                 matches.value.span(),
                 format!(
                     "invalid pattern {}: {error}",
                     matches.value.to_token_stream()
                 ),
-            ));
-        }
+            )),
+        },
+        None => {}
     }
     if let Some(timeout) = &args.timeout_ms
         && item.sig.asyncness.is_none()
@@ -89,11 +92,16 @@ fn check_args(event: Event, args: &Args, item: &ItemFn, errors: &mut Errors) {
                 ),
             ));
     }
+    pattern
 }
+
+/// A `matches` pattern, parsed by the grammar the runtime uses.
+type Pattern = Vec<hooks_pattern::Alternative<String>>;
 
 fn registration(
     event: Event,
     args: &Args,
+    pattern: Option<Pattern>,
     item: &ItemFn,
     signature: &HookSignature<'_>,
 ) -> TokenStream {
@@ -123,7 +131,8 @@ fn registration(
         &private,
         args.matches
             .as_ref()
-            .map(|matches| matcher(&private, &matches.value)),
+            .zip(pattern)
+            .map(|(matches, pattern)| matcher(&private, &matches.value, pattern)),
     );
     let on_error = option(
         &private,
@@ -262,20 +271,17 @@ fn option(private: &TokenStream, value: Option<TokenStream>) -> TokenStream {
 }
 
 /// The pattern, compiled now into a constant the runtime matches without parsing.
-fn matcher(private: &TokenStream, pattern: &LitStr) -> TokenStream {
-    let alternatives = hooks_pattern::parse(&pattern.value())
-        .expect("check_args rejected patterns that do not parse")
-        .into_iter()
-        .map(|alternative| {
-            let tool = match alternative.tool {
-                hooks_pattern::NameGlob::Any => quote!(#private::NameGlob::Any),
-                hooks_pattern::NameGlob::Exact(s) => quote!(#private::NameGlob::Exact(#s)),
-                hooks_pattern::NameGlob::Prefix(s) => quote!(#private::NameGlob::Prefix(#s)),
-                hooks_pattern::NameGlob::Suffix(s) => quote!(#private::NameGlob::Suffix(#s)),
-                hooks_pattern::NameGlob::Contains(s) => quote!(#private::NameGlob::Contains(#s)),
-            };
-            let subject = option(private, alternative.subject.map(|s| s.to_token_stream()));
-            quote!(#private::Alternative { tool: #tool, subject: #subject })
-        });
-    quote!(#private::Matcher::__from_static(#pattern, &[#(#alternatives),*]))
+fn matcher(private: &TokenStream, source: &LitStr, pattern: Pattern) -> TokenStream {
+    let alternatives = pattern.into_iter().map(|alternative| {
+        let tool = match alternative.tool {
+            hooks_pattern::NameGlob::Any => quote!(#private::NameGlob::Any),
+            hooks_pattern::NameGlob::Exact(s) => quote!(#private::NameGlob::Exact(#s)),
+            hooks_pattern::NameGlob::Prefix(s) => quote!(#private::NameGlob::Prefix(#s)),
+            hooks_pattern::NameGlob::Suffix(s) => quote!(#private::NameGlob::Suffix(#s)),
+            hooks_pattern::NameGlob::Contains(s) => quote!(#private::NameGlob::Contains(#s)),
+        };
+        let subject = option(private, alternative.subject.map(|s| s.to_token_stream()));
+        quote!(#private::Alternative { tool: #tool, subject: #subject })
+    });
+    quote!(#private::Matcher::__from_static(#source, &[#(#alternatives),*]))
 }
