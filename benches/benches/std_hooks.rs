@@ -10,7 +10,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use hooks_benches::ready;
 use hooks_core::prelude::*;
 use hooks_std::audit::{Auditor, Durability, JsonLinesFile};
-use hooks_std::rate_limit::{RateLimit, Rule};
+use hooks_std::rate_limit::{RateLimit, RateLimiter, Rule};
 
 hooks_core::link!(hooks_std);
 
@@ -64,11 +64,17 @@ fn guards(c: &mut Criterion) {
         b.iter(|| ready(read_only.dispatch(black_box(&mut frozen_update))).is_denied());
     });
 
-    hooks_std::rate_limit::configure(RateLimit {
-        rules: vec![Rule::new(u32::MAX, Duration::from_secs(1))],
-    })
-    .unwrap();
-    let rate_limit = only("hooks_std::rate_limit::guard").tool("sql_query");
+    let rate_limit = Hooks::builder()
+        .only(["hooks_std::rate_limit::guard"])
+        .state(
+            RateLimiter::new(RateLimit {
+                rules: vec![Rule::new(u32::MAX, Duration::from_secs(1))],
+            })
+            .unwrap(),
+        )
+        .build()
+        .unwrap()
+        .tool("sql_query");
     group.bench_function("rate-limit, admitted", |b| {
         b.iter(|| ready(rate_limit.dispatch(black_box(&mut ctx))).is_continue());
     });
@@ -118,7 +124,12 @@ fn audit(c: &mut Criterion) {
             JsonLinesFile::open(dir.join(format!("{label}.jsonl")), durability).unwrap(),
         );
         group.bench_function(label, |b| {
-            b.iter(|| auditor.record_completed(black_box(&post)));
+            b.iter(|| {
+                matches!(
+                    auditor.record_completed(black_box(&post)),
+                    hooks_core::Deferred::Ready(())
+                )
+            });
         });
     }
     group.finish();

@@ -31,6 +31,7 @@ mod declared;
 mod http;
 mod prompt;
 pub mod protocol;
+mod standard;
 mod toml_file;
 
 use std::collections::HashMap;
@@ -39,11 +40,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 use hooks_core::HooksBuilder;
-use hooks_std::approval::{Approvals, CliChannel, TerminalChannel};
-use hooks_std::audit::Audit;
-use hooks_std::rate_limit::RateLimit;
-use hooks_std::read_only::ReadOnly;
-use hooks_std::truncate::Truncate;
 
 pub use address::AddressPolicy;
 pub use command::{CommandHook, DEFAULT_MAX_OUTPUT};
@@ -51,6 +47,7 @@ pub use http::{HttpHook, MAX_BODY};
 pub use prompt::{Model, PromptHook};
 
 use declared::{Declared, Runner};
+use standard::StdSettings;
 
 /// A loaded, checked configuration, ready to [`apply`](Config::apply).
 pub struct Config {
@@ -58,17 +55,6 @@ pub struct Config {
     hooks: Vec<Declared>,
     settings: StdSettings,
     models: HashMap<String, Arc<dyn Model>>,
-}
-
-/// The standard hooks' tables, with the line each starts on.
-#[derive(Default)]
-pub(crate) struct StdSettings {
-    pub(crate) read_only: Option<(u32, ReadOnly)>,
-    pub(crate) truncate: Option<(u32, Truncate)>,
-    pub(crate) rate_limit: Option<(u32, RateLimit)>,
-    pub(crate) audit_log: Option<(u32, Audit)>,
-    pub(crate) approval: Option<(u32, Approvals)>,
-    pub(crate) terminal_approvals: bool,
 }
 
 /// Reads and checks a configuration file: `.json` as a Claude Code
@@ -144,43 +130,18 @@ impl Config {
         problems.into_result().map(|()| runners)
     }
 
-    /// Configures the standard hooks the file has tables for, and adds its
-    /// hooks to `builder` (and, with an `[approval]` table, sets the approver).
-    pub fn apply(self, mut builder: HooksBuilder) -> Result<HooksBuilder, ConfigError> {
-        // Before anything process-wide changes: a file refused for a missing
-        // model leaves the standard hooks as they were.
+    /// Adds the file's hooks to `builder` and configures the standard hooks
+    /// the file has tables for, for this dispatcher only (with an
+    /// `[approval]` table, its approver too).
+    ///
+    /// All or nothing: every hook's model and every table is checked, and
+    /// every store opened, before the builder is touched; on an error the
+    /// builder is dropped unchanged, no file this load made is left behind,
+    /// and nothing else in the process has changed.
+    pub fn apply(self, builder: HooksBuilder) -> Result<HooksBuilder, ConfigError> {
         let runners = self.runners()?;
-        let mut problems = Problems::default();
-        let file = &self.file;
-        let settings = self.settings;
-        let mut standard = |line: u32, table: &str, result: Result<(), hooks_std::ConfigError>| {
-            if let Err(error) = result {
-                problems.push(file, line, None, format!("[{table}]: {error}"));
-            }
-        };
-        if let Some((line, table)) = settings.read_only {
-            standard(line, "read_only", hooks_std::read_only::configure(table));
-        }
-        if let Some((line, table)) = settings.truncate {
-            standard(line, "truncate", hooks_std::truncate::configure(table));
-        }
-        if let Some((line, table)) = settings.rate_limit {
-            standard(line, "rate_limit", hooks_std::rate_limit::configure(table));
-        }
-        if let Some((line, table)) = settings.audit_log {
-            standard(line, "audit_log", hooks_std::audit::configure(table));
-        }
-        if let Some((line, table)) = settings.approval {
-            match hooks_std::approval::configure(table) {
-                Ok(gate) if settings.terminal_approvals => {
-                    let who = std::env::var("USER").unwrap_or_else(|_| "terminal".to_owned());
-                    builder = builder.approver(gate.channel(TerminalChannel::new(who)));
-                }
-                Ok(gate) => builder = builder.approver(gate.channel(CliChannel)),
-                Err(error) => standard(line, "approval", Err(error)),
-            }
-        }
-        problems.into_result()?;
+        let standard = self.settings.prepare(&self.file)?;
+        let mut builder = standard.apply(builder);
         for (hook, runner) in self.hooks.iter().zip(runners) {
             builder = hook.add_to(builder, runner);
         }
@@ -223,6 +184,10 @@ impl std::error::Error for ConfigError {}
 pub(crate) struct Problems(Vec<String>);
 
 impl Problems {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     pub(crate) fn push(
         &mut self,
         file: &str,
@@ -236,7 +201,7 @@ impl Problems {
         self.0.push(format!("{file}:{line}: {hook}{message}"));
     }
 
-    fn into_result(self) -> Result<(), ConfigError> {
+    pub(crate) fn into_result(self) -> Result<(), ConfigError> {
         if self.0.is_empty() {
             Ok(())
         } else {

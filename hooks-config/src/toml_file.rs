@@ -25,19 +25,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hooks_core::{EventKind, Matcher, OnError};
-use hooks_std::approval::Approvals;
-use hooks_std::audit::Audit;
-use hooks_std::rate_limit::RateLimit;
-use hooks_std::read_only::ReadOnly;
-use hooks_std::truncate::Truncate;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::Problems;
 use crate::address::AddressPolicy;
 use crate::command::CommandHook;
 use crate::declared::{Declared, Mode};
 use crate::http::HttpHook;
-use crate::{Problems, StdSettings};
+use crate::standard::{
+    ApprovalTable, AuditTable, RateLimitTable, ReadOnlyTable, StdSettings, TruncateTable,
+};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -46,11 +44,11 @@ struct File {
     hooks: Vec<Spanned<HookEntry>>,
     #[serde(default)]
     http: HttpSettings,
-    read_only: Option<Spanned<ReadOnly>>,
-    truncate: Option<Spanned<Truncate>>,
-    rate_limit: Option<Spanned<RateLimit>>,
-    audit_log: Option<Spanned<Audit>>,
-    approval: Option<Spanned<Approvals>>,
+    read_only: Option<Spanned<ReadOnlyTable>>,
+    truncate: Option<Spanned<TruncateTable>>,
+    rate_limit: Option<Spanned<RateLimitTable>>,
+    audit_log: Option<Spanned<AuditTable>>,
+    approval: Option<Spanned<ApprovalTable>>,
     /// `cli` (default) or `terminal`.
     approval_channel: Option<Spanned<String>>,
 }
@@ -186,24 +184,24 @@ pub(crate) fn parse(
         approval: parsed
             .approval
             .map(|table| (at(table.span()), table.into_inner())),
-        terminal_approvals: match parsed
-            .approval_channel
-            .as_ref()
-            .map(|c| c.get_ref().as_str())
-        {
-            None | Some("cli") => false,
-            Some("terminal") => true,
-            Some(other) => {
-                problems.push(
-                    file,
-                    at(parsed.approval_channel.as_ref().map_or(0..0, Spanned::span)),
-                    None,
-                    format!("`approval_channel` is \"cli\" or \"terminal\", not \"{other}\""),
-                );
-                false
-            }
+        terminal_approvals: match parsed.approval_channel.as_ref() {
+            None => None,
+            Some(channel) => match channel.get_ref().as_str() {
+                "cli" => None,
+                "terminal" => Some(at(channel.span())),
+                other => {
+                    problems.push(
+                        file,
+                        at(channel.span()),
+                        None,
+                        format!("`approval_channel` is \"cli\" or \"terminal\", not \"{other}\""),
+                    );
+                    None
+                }
+            },
         },
     };
+    settings.check(file, problems);
     (hooks, settings)
 }
 
@@ -341,7 +339,8 @@ fn command(
 /// An event by our name (`pre_tool_use`) or Claude Code's (`PreToolUse`).
 pub(crate) fn parse_event(name: &str) -> Result<EventKind, String> {
     EventKind::ALL
-        .into_iter()
+        .iter()
+        .copied()
         .find(|event| {
             event.as_str() == name || event.as_str().replace('_', "") == name.to_ascii_lowercase()
         })

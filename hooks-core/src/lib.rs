@@ -70,51 +70,45 @@
 //! let hooks = Hooks::builder().require(["my_guards::no_drop_table"]).build()?;
 //! ```
 
-mod approval;
-mod builder;
-mod chain;
-pub mod context;
-mod decision;
-mod describe;
-mod dispatch;
+// Leaves: no imports from the folders below.
 mod event;
-mod failure;
-mod future;
-mod hook;
 mod matcher;
 mod name;
-mod outcome;
-mod output;
-mod registry;
-mod run;
 mod session;
-mod table;
-mod tool;
+// Folders, each depending only on those above it and on the leaves.
+pub mod context;
+mod dispatch;
+mod registry;
+mod verdict;
 
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
-pub use approval::{ApprovalAnswer, ApprovalOutcome, ApprovalRecord, ApprovalRequest, Approver};
-pub use builder::{BuildError, BuildProblem, HooksBuilder};
-pub use context::{
-    PostToolUse, PreModelRequest, PreToolUse, SessionEnd, SessionStart, Stop, ToolCall,
-    UserPromptSubmit,
-};
-pub use decision::{Approval, Decision};
-pub use describe::{Description, HookInfo};
-pub use dispatch::Hooks;
-pub use event::{Event, EventKind, ToolEvent};
-pub use failure::{HookError, OnError};
-pub use hook::{BoxFuture, Hook, HookCall, RuntimeHook};
+pub use context::ToolCall;
+pub use dispatch::{ToolHandle, ToolRun};
+pub use event::{EventKind, OnError};
 pub use matcher::{Matcher, PatternError};
 pub use name::HookName;
-pub use outcome::{Denial, DenialCause, Outcome};
-pub use output::{HookOutput, ObserverOutput, Verdict};
+pub use registry::{
+    BuildError, BuildProblem, Description, Event, Hook, HookCall, HookClosure, HookInfo, Hooks,
+    HooksBuilder, ObserverClosure, Origin, RuntimeHook, StateValue, ToolEvent,
+};
 pub use serde_json::{Value, json};
 pub use session::Session;
-pub use table::Origin;
-pub use tool::{ToolHandle, ToolRun};
+/// Re-exports every context type (generated from the event table).
+macro_rules! contexts {
+    ($($kind:ident { $($rest:tt)* })*) => {
+        pub use context::{$($kind),*};
+    };
+}
+hooks_events::for_each_event!(contexts);
+
+pub use verdict::{
+    Approval, ApprovalAnswer, ApprovalOutcome, ApprovalRecord, ApprovalRequest, Approver,
+    BoxFuture, Decision, Deferred, Denial, DenialCause, HookError, HookOutput, ObserverOutput,
+    Outcome, Verdict,
+};
 
 #[cfg(feature = "macros")]
 mod macros;
@@ -146,8 +140,14 @@ pub mod prelude {
     #[cfg(feature = "macros")]
     pub use crate::macros::*;
     pub use crate::{
-        Approval, ApprovalAnswer, Decision, Hook, Hooks, OnError, Outcome, PostToolUse,
-        PreModelRequest, PreToolUse, Session, SessionEnd, SessionStart, Stop, ToolHandle, ToolRun,
-        UserPromptSubmit, Value, json,
+        Approval, ApprovalAnswer, Decision, Deferred, Hook, Hooks, OnError, Outcome, Session,
+        ToolHandle, ToolRun, Value, json,
     };
+
+    macro_rules! contexts {
+        ($($kind:ident { $($rest:tt)* })*) => {
+            pub use crate::{$($kind),*};
+        };
+    }
+    hooks_events::for_each_event!(contexts);
 }

@@ -13,10 +13,28 @@
 //! | `observe` | run after the decision, whatever it was; take `&Ctx`, see [`denial`](crate::PreToolUse::denial), change nothing (for audit) | off |
 //! | `crate = my::reexport` | where `hooks_core` is, if you re-export it | `::hooks_core` |
 //!
-//! The function takes `&mut` its event's context and returns `()`,
-//! [`Decision`](crate::Decision) (on events that may block) or a `Result` of
-//! those. It may be `async` (its future must be `Send`). Misuse is a compile
-//! error pointing at the offending token.
+//! The function takes `&mut` its event's context, then any state it reads
+//! (`&T`, given to the builder with [`state`](crate::HooksBuilder::state)),
+//! and returns `()`, [`Decision`](crate::Decision) (on events that may block),
+//! a `Result` of those, or a [`Deferred`](crate::Deferred) of those. It may be
+//! `async` (its future must be `Send`). Misuse is a compile error pointing at
+//! the offending token.
+//!
+//! ```standalone_crate
+//! use hooks_core::prelude::*;
+//!
+//! struct Allowed { tools: Vec<String> }
+//!
+//! #[pre_tool_use]
+//! fn allow_list(ctx: &mut PreToolUse, allowed: &Allowed) -> Decision {
+//!     if allowed.tools.iter().any(|tool| tool == ctx.tool()) {
+//!         Decision::Continue
+//!     } else {
+//!         Decision::deny(format!("`{}` is not on this deployment's allow-list", ctx.tool()))
+//!     }
+//! }
+//! # fn main() {}
+//! ```
 //!
 //! An `observe` hook takes `&` the context and returns `()` or
 //! `Result<(), E>`; observers run after every deciding hook, so an audit
@@ -34,115 +52,25 @@
 //! # fn main() {}
 //! ```
 
-/// Runs when a session starts; may inject context for the first turn.
-///
-/// ```
-/// use hooks_core::prelude::*;
-///
-/// #[session_start]
-/// fn conventions(ctx: &mut SessionStart) {
-///     ctx.inject("This repository uses rustfmt defaults and denies warnings.");
-/// }
-/// # fn main() {}
-/// ```
-pub use hooks_macros::session_start;
+macro_rules! attribute_macros {
+    ($($kind:ident {
+        attr: $attr:ident,
+        slice: $slice:ident,
+        block: $block:literal,
+        tool: $tool:literal,
+        inject: $inject:literal,
+        fail_closed: $closed:literal,
+        what: $what:literal,
+        doc: $doc:literal,
+        example: $example:literal,
+    })*) => {$(
+        #[doc = $doc]
+        #[doc = ""]
+        #[doc = "```"]
+        #[doc = $example]
+        #[doc = "```"]
+        pub use hooks_macros::$attr;
+    )*};
+}
 
-/// Runs when the user submits a prompt; may block it, rewrite it, or inject context.
-///
-/// ```
-/// use hooks_core::prelude::*;
-///
-/// #[user_prompt_submit]
-/// fn no_pasted_keys(ctx: &mut UserPromptSubmit) -> Decision {
-///     if ctx.prompt().contains("sk-live-") {
-///         Decision::deny("the prompt contains what looks like a live API key; remove it and resend")
-///     } else {
-///         Decision::Continue
-///     }
-/// }
-/// # fn main() {}
-/// ```
-pub use hooks_macros::user_prompt_submit;
-
-/// Runs before each request to the model; may narrow the tools offered and change parameters.
-///
-/// ```
-/// use hooks_core::prelude::*;
-///
-/// #[pre_model_request]
-/// fn no_shell_for_guests(ctx: &mut PreModelRequest) {
-///     if ctx.session().user_id().is_none() {
-///         ctx.exclude_tools(&["Bash"]);
-///     }
-/// }
-/// # fn main() {}
-/// ```
-pub use hooks_macros::pre_model_request;
-
-/// Runs before a tool call; may deny it, ask a person, rewrite its arguments, or inject context.
-///
-/// ```
-/// use hooks_core::prelude::*;
-///
-/// #[pre_tool_use(priority = -10, matches = "Bash(rm -rf *)")]
-/// fn no_rm_rf(ctx: &mut PreToolUse) -> Decision {
-///     Decision::deny(format!("`{}` is destructive; delete specific files instead", ctx.subject().unwrap_or_default()))
-/// }
-///
-/// #[pre_tool_use(matches = "payments_*", timeout_ms = 2_000)]
-/// async fn large_payments_need_a_human(ctx: &mut PreToolUse) -> Decision {
-///     match ctx.args()["amount"].as_u64() {
-///         Some(amount) if amount > 10_000 => Decision::ask(format!("Pay {amount}?")),
-///         _ => Decision::Continue,
-///     }
-/// }
-/// # fn main() {}
-/// ```
-pub use hooks_macros::pre_tool_use;
-
-/// Runs after a tool call; may rewrite the result or inject context, but cannot block.
-///
-/// ```
-/// use hooks_core::prelude::*;
-///
-/// #[post_tool_use(matches = "read_file")]
-/// fn redact_keys(ctx: &mut PostToolUse) {
-///     if let Ok(Value::String(text)) = ctx.result_mut() {
-///         *text = text.replace("AKIA", "[redacted]AKIA");
-///     }
-/// }
-/// # fn main() {}
-/// ```
-pub use hooks_macros::post_tool_use;
-
-/// Runs when the agent wants to stop; returning `Decision::Deny(reason)` keeps it going.
-///
-/// ```
-/// use hooks_core::prelude::*;
-///
-/// #[stop]
-/// fn finish_the_checklist(ctx: &mut Stop) -> Decision {
-///     let said_done = ctx.last_message().is_some_and(|m| m.contains("All tests pass"));
-///     if said_done || ctx.stop_hook_active() {
-///         Decision::Continue
-///     } else {
-///         Decision::deny("run the test suite and report the result before stopping")
-///     }
-/// }
-/// # fn main() {}
-/// ```
-pub use hooks_macros::stop;
-
-/// Runs when the session is over; can neither block nor inject.
-///
-/// ```
-/// use hooks_core::prelude::*;
-///
-/// #[session_end]
-/// fn farewell(ctx: &mut SessionEnd) {
-///     tracing::info!(session = ctx.session().id(), reason = ctx.reason(), "session ended");
-/// }
-/// # mod tracing { macro_rules! info { ($($t:tt)*) => {} } pub(crate) use info; }
-/// # fn main() {}
-/// ```
-pub use hooks_macros::session_end;
+hooks_events::for_each_event!(attribute_macros);

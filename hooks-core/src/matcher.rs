@@ -5,7 +5,7 @@ use std::sync::Arc;
 use hooks_pattern::Alternative;
 pub use hooks_pattern::PatternError;
 
-use crate::context::ToolCall;
+use serde_json::Value;
 
 /// Which tool calls a hook applies to, from a `matches = "..."` pattern.
 ///
@@ -140,5 +140,39 @@ impl fmt::Display for Matcher {
 impl PartialEq for Matcher {
     fn eq(&self, other: &Self) -> bool {
         self.as_str() == other.as_str()
+    }
+}
+
+/// A tool call as matchers see it: the tool's name and its arguments.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolCall<'a> {
+    tool: &'a str,
+    args: &'a Value,
+}
+
+impl<'a> ToolCall<'a> {
+    /// The arguments that may be a call's subject, in the order they are looked for.
+    pub const SUBJECT_KEYS: [&'static str; 4] = ["command", "file_path", "path", "url"];
+
+    /// A view of a call.
+    pub fn new(tool: &'a str, args: &'a Value) -> Self {
+        ToolCall { tool, args }
+    }
+
+    /// The tool's name.
+    pub fn tool(&self) -> &'a str {
+        self.tool
+    }
+
+    /// The arguments.
+    pub fn args(&self) -> &'a Value {
+        self.args
+    }
+
+    /// The first of the [`SUBJECT_KEYS`](Self::SUBJECT_KEYS) arguments that is a string.
+    pub fn subject(&self) -> Option<&'a str> {
+        Self::SUBJECT_KEYS
+            .iter()
+            .find_map(|key| self.args.get(key).and_then(Value::as_str))
     }
 }

@@ -1,25 +1,22 @@
 //! What generated code refers to. Not public API: anything here may change in
 //! any release.
 
+use std::fmt::Display;
 use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 
 pub use core::option::Option::{None, Some};
-pub use core::time::Duration;
 pub use hooks_pattern::{Alternative, NameGlob};
 pub use linkme;
 
-pub use crate::failure::OnError;
-pub use crate::hook::BoxFuture;
-pub use crate::matcher::Matcher;
-pub use crate::output::{HookOutput, ObserverOutput, Verdict};
-pub use crate::registry::{
-    __HOOKS_CORE_V1_POST_TOOL_USE, __HOOKS_CORE_V1_PRE_MODEL_REQUEST, __HOOKS_CORE_V1_PRE_TOOL_USE,
-    __HOOKS_CORE_V1_SESSION_END, __HOOKS_CORE_V1_SESSION_START, __HOOKS_CORE_V1_STOP,
-    __HOOKS_CORE_V1_USER_PROMPT_SUBMIT, HandBack, HookFn, LinkedHook,
-};
-pub use crate::run::guard;
+pub use crate::event::OnError;
+pub use crate::registry::linked::*;
+pub use crate::registry::state::{State, StateDefault, StateType};
+pub use crate::verdict::{BoxFuture, Deferred, HookError, HookOutput, ObserverOutput, Verdict};
 
-use crate::event::Event;
+use crate::registry::Event;
+use crate::registry::state::{Shared, StateValue};
 
 /// Proves that a hook's parameter is its event's context. Generated code
 /// calls [`context`], spanned on the user's type, so a mismatch is one error
@@ -31,38 +28,95 @@ use crate::event::Event;
 )]
 pub trait ContextOf<E> {
     fn cast(ctx: &mut E) -> &mut Self;
-    fn cast_ref(ctx: &E) -> &Self;
 }
 
 impl<E: Event> ContextOf<E> for E {
+    #[inline]
     fn cast(ctx: &mut E) -> &mut Self {
-        ctx
-    }
-
-    fn cast_ref(ctx: &E) -> &Self {
         ctx
     }
 }
 
+#[inline]
 pub fn context<E, C: ContextOf<E> + ?Sized>(ctx: &mut E) -> &mut C {
     C::cast(ctx)
 }
 
-pub fn observed_context<E, C: ContextOf<E> + ?Sized>(ctx: &E) -> &C {
-    C::cast_ref(ctx)
+#[inline]
+pub fn observed_context<E, C: ContextOf<E> + ?Sized>(ctx: &mut E) -> &C {
+    C::cast(ctx)
 }
 
-pub fn observed<E: Event, R: ObserverOutput<E>>(value: R) -> Verdict {
-    value.into_verdict()
+/// Reads a hook's `index`th state value, spanned on the user's type so that
+/// a type that cannot be state is reported there.
+#[inline]
+pub fn state<T: StateValue>(state: &State, index: usize) -> &T {
+    state.get(index)
 }
 
+#[inline]
 pub fn output<E: Event, R: HookOutput<E>>(value: R) -> Verdict {
     value.into_verdict()
 }
 
+#[inline]
+pub fn observed<E: Event, R: ObserverOutput<E>>(value: R) -> Verdict {
+    value.into_verdict()
+}
+
+/// An `async fn` hook's future, boxed with its timeout and panic guard, and
+/// handing the context back when done.
 pub fn boxed<'a, C, F>(future: F) -> HandBack<'a, C>
 where
     F: Future<Output = (Verdict, &'a mut C)> + Send + 'a,
 {
     Box::pin(future)
+}
+
+/// Awaits a hook's future within `limit` (0: none), turning a panic or a
+/// timeout into an error verdict.
+pub async fn guard(limit_ms: u64, future: impl Future<Output = Verdict>) -> Verdict {
+    let limit = (limit_ms > 0).then(|| std::time::Duration::from_millis(limit_ms));
+    crate::verdict::guard(limit, future).await
+}
+
+/// Starts a hook returning [`Deferred`]: `call` runs the user's function
+/// (a panic in it is a failure, not an unwind through the dispatcher);
+/// a ready answer comes back with the context, a later one as a future
+/// that hands the context back when done.
+pub fn deferred<'a, C, R, F>(
+    ctx: &'a mut C,
+    limit_ms: u64,
+    convert: fn(R) -> Verdict,
+    call: F,
+) -> Started<'a, C>
+where
+    C: Send,
+    R: Send + 'a,
+    F: FnOnce(&mut C) -> Deferred<'a, R>,
+{
+    match catch_unwind(AssertUnwindSafe(|| call(&mut *ctx))) {
+        Ok(Deferred::Ready(value)) => Started::Ready(convert(value), ctx),
+        Ok(Deferred::Later(future)) => Started::Pending(Box::pin(async move {
+            let verdict = guard(limit_ms, async move { convert(future.await) }).await;
+            (verdict, ctx)
+        })),
+        Err(payload) => Started::Ready(Err(HookError::from_panic(&*payload)), ctx),
+    }
+}
+
+/// The converter for a deciding hook's `Deferred` answer.
+pub fn decided<E: Event, R: HookOutput<E>>(value: R) -> Verdict {
+    value.into_verdict()
+}
+
+/// The converter for an observer's `Deferred` answer.
+pub fn noted<E: Event, R: ObserverOutput<E>>(value: R) -> Verdict {
+    value.into_verdict()
+}
+
+/// Makes a state type's default for [`default_state!`](crate::default_state).
+pub fn make_default<T: StateValue, E: Display>(made: Result<T, E>) -> Result<Shared, String> {
+    made.map(|value| Arc::new(value) as Shared)
+        .map_err(|error| error.to_string())
 }

@@ -1,62 +1,80 @@
+//! The events, as the macros need to know them: generated from the one
+//! event table (`hooks-events`).
+
 use proc_macro2::{Ident, Span};
 
-/// The seven events, as the macros need to know them.
-#[derive(Clone, Copy)]
-pub(crate) enum Event {
-    SessionStart,
-    UserPromptSubmit,
-    PreModelRequest,
-    PreToolUse,
-    PostToolUse,
-    Stop,
-    SessionEnd,
+macro_rules! events {
+    ($($kind:ident {
+        attr: $attr:ident,
+        slice: $slice:ident,
+        block: $block:literal,
+        tool: $tool:literal,
+        $($rest:tt)*
+    })*) => {
+        #[derive(Clone, Copy)]
+        pub(crate) enum Event {
+            $($kind,)*
+        }
+
+        impl Event {
+            pub(crate) const ALL: &'static [Event] = &[$(Event::$kind),*];
+
+            /// The attribute's name, `pre_tool_use`.
+            pub(crate) fn attr(self) -> &'static str {
+                match self {
+                    $(Event::$kind => stringify!($attr),)*
+                }
+            }
+
+            /// The context type's name, `PreToolUse`.
+            pub(crate) fn context(self) -> &'static str {
+                match self {
+                    $(Event::$kind => stringify!($kind),)*
+                }
+            }
+
+            /// The distributed slice this event's hooks go into.
+            fn slice(self) -> &'static str {
+                match self {
+                    $(Event::$kind => stringify!($slice),)*
+                }
+            }
+
+            pub(crate) fn can_block(self) -> bool {
+                match self {
+                    $(Event::$kind => $block,)*
+                }
+            }
+
+            pub(crate) fn has_tool(self) -> bool {
+                match self {
+                    $(Event::$kind => $tool,)*
+                }
+            }
+        }
+
+        /// The attribute macros, one per event.
+        macro_rules! entry_points {
+            () => {$(
+                #[doc = concat!("Registers a `", stringify!($attr), "` hook. See `hooks_core::", stringify!($attr), "`.")]
+                #[proc_macro_attribute]
+                pub fn $attr(args: proc_macro::TokenStream, item: proc_macro::TokenStream) -> proc_macro::TokenStream {
+                    crate::expand::expand_with(crate::event::Event::$kind, args.into(), &item.into()).into()
+                }
+            )*};
+        }
+        pub(crate) use entry_points;
+    };
 }
 
+hooks_events::for_each_event!(events);
+
 impl Event {
-    /// The attribute's name, `pre_tool_use`.
-    pub(crate) fn attr(self) -> &'static str {
-        match self {
-            Event::SessionStart => "session_start",
-            Event::UserPromptSubmit => "user_prompt_submit",
-            Event::PreModelRequest => "pre_model_request",
-            Event::PreToolUse => "pre_tool_use",
-            Event::PostToolUse => "post_tool_use",
-            Event::Stop => "stop",
-            Event::SessionEnd => "session_end",
-        }
-    }
-
-    /// The context type's name, `PreToolUse`.
-    pub(crate) fn context(self) -> &'static str {
-        match self {
-            Event::SessionStart => "SessionStart",
-            Event::UserPromptSubmit => "UserPromptSubmit",
-            Event::PreModelRequest => "PreModelRequest",
-            Event::PreToolUse => "PreToolUse",
-            Event::PostToolUse => "PostToolUse",
-            Event::Stop => "Stop",
-            Event::SessionEnd => "SessionEnd",
-        }
-    }
-
     pub(crate) fn context_ident(self) -> Ident {
         Ident::new(self.context(), Span::call_site())
     }
 
-    /// The distributed slice this event's hooks go into.
     pub(crate) fn slice_ident(self) -> Ident {
-        let name = format!("__HOOKS_CORE_V1_{}", self.attr().to_ascii_uppercase());
-        Ident::new(&name, Span::call_site())
-    }
-
-    pub(crate) fn can_block(self) -> bool {
-        matches!(
-            self,
-            Event::UserPromptSubmit | Event::PreToolUse | Event::Stop
-        )
-    }
-
-    pub(crate) fn has_tool(self) -> bool {
-        matches!(self, Event::PreToolUse | Event::PostToolUse)
+        Ident::new(self.slice(), Span::call_site())
     }
 }

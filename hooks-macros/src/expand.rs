@@ -3,15 +3,16 @@
 
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
-use syn::{ItemFn, LitStr};
+use syn::{LitStr, Signature};
 
 use crate::args::{self, Args, Errors, OnError};
 use crate::event::Event;
+use crate::item::HookItem;
 use crate::signature::{self, HookSignature};
 
-/// The one entry point of all seven macros.
+/// The one entry point of every attribute macro.
 pub(crate) fn expand_with(event: Event, args: TokenStream, item: &TokenStream) -> TokenStream {
-    let Ok(item) = syn::parse2::<ItemFn>(item.clone()) else {
+    let Ok(parsed) = syn::parse2::<HookItem>(item.clone()) else {
         let message = format!(
             "`#[{}]` goes on a function: `fn hook(ctx: &mut {}) {{ .. }}`",
             event.attr(),
@@ -22,14 +23,15 @@ pub(crate) fn expand_with(event: Event, args: TokenStream, item: &TokenStream) -
     };
     let mut errors = Errors::default();
     let args = args::parse(args, &mut errors);
-    let pattern = check_args(event, &args, &item, &mut errors);
-    let signature = signature::check(event, args.observe.is_some(), &item, &mut errors);
+    let pattern = check_args(event, &args, &parsed.sig, &mut errors);
+    let signature = signature::check(event, args.observe.is_some(), &parsed.sig, &mut errors);
+    // The user's function is emitted as written, whatever else happens, so
+    // the only errors they see are ours.
     match (errors.into_result(), signature) {
         (Ok(()), Some(signature)) => {
-            let registration = registration(event, &args, pattern, &item, &signature);
+            let registration = registration(event, &args, pattern, &parsed.sig, &signature);
             quote!(#item #registration)
         }
-        // The user's function is still emitted, so the only errors they see are ours.
         (Err(error), _) => {
             let error = error.into_compile_error();
             quote!(#item #error)
@@ -40,7 +42,7 @@ pub(crate) fn expand_with(event: Event, args: TokenStream, item: &TokenStream) -
 
 /// Arguments that are well-formed alone but wrong for this event or function.
 /// Returns the `matches` pattern, parsed, when it is valid.
-fn check_args(event: Event, args: &Args, item: &ItemFn, errors: &mut Errors) -> Option<Pattern> {
+fn check_args(event: Event, args: &Args, sig: &Signature, errors: &mut Errors) -> Option<Pattern> {
     let mut pattern = None;
     match &args.matches {
         Some(matches) if !event.has_tool() => errors.push(syn::Error::new(
@@ -65,12 +67,14 @@ fn check_args(event: Event, args: &Args, item: &ItemFn, errors: &mut Errors) -> 
         None => {}
     }
     if let Some(timeout) = &args.timeout_ms
-        && item.sig.asyncness.is_none()
+        && sig.asyncness.is_none()
+        && !signature::returns_deferred(sig)
     {
         errors.push(syn::Error::new(
-                timeout.key,
-                "`timeout_ms` needs an `async fn`: a sync hook cannot be interrupted, so make the hook async or drop `timeout_ms`",
-            ));
+            timeout.key,
+            "`timeout_ms` needs an `async fn` (or a `Deferred` return): a plain call cannot be \
+             interrupted, so make the hook async or drop `timeout_ms`",
+        ));
     }
     if let Some(on_error) = &args.on_error
         && on_error.value == OnError::Deny
@@ -102,7 +106,7 @@ fn registration(
     event: Event,
     args: &Args,
     pattern: Option<Pattern>,
-    item: &ItemFn,
+    sig: &Signature,
     signature: &HookSignature<'_>,
 ) -> TokenStream {
     let krate = args.krate.as_ref().map_or_else(
@@ -113,7 +117,7 @@ fn registration(
     let context = event.context_ident();
     let context = quote!(#krate::#context);
     let slice = event.slice_ident();
-    let function = &item.sig.ident;
+    let function = &sig.ident;
     let function_name = function.to_string();
 
     let name = match &args.name {
@@ -127,7 +131,7 @@ fn registration(
             .as_ref()
             .map(|group| group.value.to_token_stream()),
     );
-    let matcher = option(
+    let matches = option(
         &private,
         args.matches
             .as_ref()
@@ -141,41 +145,43 @@ fn registration(
             OnError::Continue => quote!(#private::OnError::Continue),
         }),
     );
-    let timeout = option(
-        &private,
-        args.timeout_ms.as_ref().map(|ms| {
-            let ms = ms.value;
-            quote!(#private::Duration::from_millis(#ms))
-        }),
-    );
+    let timeout_ms = args.timeout_ms.as_ref().map_or(0, |ms| ms.value);
+    let observe = args.observe.is_some();
+    let state = signature.state.iter().map(|ty| {
+        quote_spanned! {syn::spanned::Spanned::span(ty)=>
+            #private::StateType {
+                id: ::core::any::TypeId::of::<#ty>,
+                name: ::core::any::type_name::<#ty>,
+            }
+        }
+    });
     let location = function.span();
     let file = quote_spanned!(location=> ::core::file!());
     let line = quote_spanned!(location=> ::core::line!());
 
-    let (run, wrapper) = wrapper(
-        &private,
-        &context,
-        &timeout,
-        args.observe.is_some(),
-        &item.sig.ident,
-        signature,
-    );
+    let (run, wrapper) = wrapper(&private, &context, timeout_ms, observe, function, signature);
 
+    // The slice's own `macro_rules!` places the static in the link section
+    // (what `#[distributed_slice]` on an element expands to, minus a second
+    // proc macro and a type check: the type is ours and always right).
     quote! {
         const _: () = {
-            #[#private::linkme::distributed_slice(#private::#slice)]
-            #[linkme(crate = #private::linkme)]
-            static __HOOKS_CORE_HOOK: #private::LinkedHook<#context> = #private::LinkedHook {
-                name: #name,
-                priority: #priority,
-                group: #group,
-                matcher: #matcher,
-                on_error: #on_error,
-                timeout: #timeout,
-                file: #file,
-                line: #line,
-                run: #run,
-            };
+            #private::#slice! {
+                #![linkme_macro = #private::#slice]
+                static __HOOKS_CORE_HOOK: #private::LinkedHook<#context> = #private::LinkedHook {
+                    name: #name,
+                    priority: #priority,
+                    group: #group,
+                    matches: #matches,
+                    on_error: #on_error,
+                    timeout_ms: #timeout_ms,
+                    observe: #observe,
+                    state: &[#(#state),*],
+                    file: #file,
+                    line: #line,
+                    run: #run,
+                };
+            }
             #wrapper
         };
     }
@@ -186,36 +192,56 @@ fn registration(
 fn wrapper(
     private: &TokenStream,
     context: &TokenStream,
-    timeout: &TokenStream,
+    timeout_ms: u64,
     observe: bool,
     function: &syn::Ident,
     signature: &HookSignature<'_>,
 ) -> (TokenStream, TokenStream) {
-    // Spanned on the user's tokens: a wrong context type or return type is
-    // reported on the parameter or the return type, in our words.
+    // Spanned on the user's tokens: a wrong context type, return type or
+    // state type is reported on the parameter or the return type, in our words.
     let context_span = syn::spanned::Spanned::span(signature.context);
-    let (cast, output, sync, asynchronous) = if observe {
+    let (cast, output, converter) = if observe {
         (
             quote_spanned!(context_span=> #private::observed_context::<#context, _>),
             quote_spanned!(signature.output_span=> #private::observed::<#context, _>),
-            quote!(Observe),
-            quote!(ObserveAsync),
+            quote_spanned!(signature.output_span=> #private::noted::<#context, _>),
         )
     } else {
         (
             quote_spanned!(context_span=> #private::context::<#context, _>),
             quote_spanned!(signature.output_span=> #private::output::<#context, _>),
-            quote!(Sync),
-            quote!(Async),
+            quote_spanned!(signature.output_span=> #private::decided::<#context, _>),
         )
     };
-    let borrow = if observe { quote!(&) } else { quote!(&mut) };
+    let reads: Vec<TokenStream> = signature
+        .state
+        .iter()
+        .enumerate()
+        .map(|(index, ty)| {
+            quote_spanned!(syn::spanned::Spanned::span(ty)=> #private::state::<#ty>(state, #index))
+        })
+        .collect();
+    let state = if reads.is_empty() {
+        quote!(_)
+    } else {
+        quote!(state)
+    };
+    if signature.deferred {
+        return (
+            quote!(#private::HookFn::Deferred(__hooks_core_run)),
+            quote! {
+                fn __hooks_core_run<'a>(ctx: &'a mut #context, #state: &'a #private::State) -> #private::Started<'a, #context> {
+                    #private::deferred(ctx, #timeout_ms, #converter, |ctx| #function(#cast(ctx) #(, #reads)*))
+                }
+            },
+        );
+    }
     match signature.asyncness {
         None => (
-            quote!(#private::HookFn::#sync(__hooks_core_run)),
+            quote!(#private::HookFn::Plain(__hooks_core_run)),
             quote! {
-                fn __hooks_core_run(ctx: #borrow #context) -> #private::Verdict {
-                    #output(#function(#cast(ctx)))
+                fn __hooks_core_run(ctx: &mut #context, #state: &#private::State) -> #private::Verdict {
+                    #output(#function(#cast(ctx) #(, #reads)*))
                 }
             },
         ),
@@ -228,18 +254,18 @@ fn wrapper(
             let boxed = respan(quote!(#private::boxed), async_span);
             let future = quote_spanned! {async_span=>
                 #boxed(async move {
-                    let verdict = #private::guard(#timeout, async {
-                        #output(#function(#cast(#borrow *ctx)).await)
+                    let verdict = #private::guard(#timeout_ms, async {
+                        #output(#function(#cast(&mut *ctx) #(, #reads)*).await)
                     })
                     .await;
                     (verdict, ctx)
                 })
             };
             (
-                quote!(#private::HookFn::#asynchronous(__hooks_core_run)),
+                quote!(#private::HookFn::Async(__hooks_core_run)),
                 quote! {
-                    fn __hooks_core_run<'ctx>(ctx: &'ctx mut #context) -> #private::HandBack<'ctx, #context> {
-                        #future
+                    fn __hooks_core_run<'a>(ctx: &'a mut #context, #state: &'a #private::State) -> #private::Started<'a, #context> {
+                        #private::Started::Pending(#future)
                     }
                 },
             )
@@ -283,5 +309,5 @@ fn matcher(private: &TokenStream, source: &LitStr, pattern: Pattern) -> TokenStr
         let subject = option(private, alternative.subject.map(|s| s.to_token_stream()));
         quote!(#private::Alternative { tool: #tool, subject: #subject })
     });
-    quote!(#private::Matcher::__from_static(#source, &[#(#alternatives),*]))
+    quote!((#source, &[#(#alternatives),*]))
 }

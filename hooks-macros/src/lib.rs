@@ -4,28 +4,7 @@
 mod args;
 mod event;
 mod expand;
+mod item;
 mod signature;
 
-use proc_macro::TokenStream;
-
-use crate::event::Event;
-
-macro_rules! entry_points {
-    ($($name:ident => $event:ident,)*) => {$(
-        #[doc = concat!("Registers a `", stringify!($name), "` hook. See `hooks_core::", stringify!($name), "`.")]
-        #[proc_macro_attribute]
-        pub fn $name(args: TokenStream, item: TokenStream) -> TokenStream {
-            expand::expand_with(Event::$event, args.into(), &item.into()).into()
-        }
-    )*};
-}
-
-entry_points! {
-    session_start => SessionStart,
-    user_prompt_submit => UserPromptSubmit,
-    pre_model_request => PreModelRequest,
-    pre_tool_use => PreToolUse,
-    post_tool_use => PostToolUse,
-    stop => Stop,
-    session_end => SessionEnd,
-}
+event::entry_points!();

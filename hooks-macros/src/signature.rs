@@ -1,11 +1,12 @@
 //! Checking the hook function's signature: what the macro can see
 //! syntactically. Type mismatches the macro cannot see (a wrong context type,
-//! an unsupported return type) are left to the compiler, through spanned
-//! trait checks in the generated code.
+//! an unsupported return type, state that is not `Send + Sync`) are left to
+//! the compiler, through spanned trait checks in the generated code.
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::ToTokens;
 use syn::spanned::Spanned;
-use syn::{FnArg, GenericParam, ItemFn, ReturnType, Safety, Type};
+use syn::{FnArg, GenericParam, ReturnType, Safety, Signature, Type};
 
 use crate::args::Errors;
 use crate::event::Event;
@@ -14,22 +15,41 @@ use crate::event::Event;
 pub(crate) struct HookSignature<'a> {
     /// The type behind `&mut`, as the user wrote it.
     pub(crate) context: &'a Type,
+    /// The types behind the state parameters' `&`, in order.
+    pub(crate) state: Vec<&'a Type>,
     /// Where the return type is, or the function's name if there is none.
     pub(crate) output_span: Span,
     pub(crate) asyncness: Option<Span>,
+    /// Whether the function returns `Deferred`: an answer now, or a future.
+    pub(crate) deferred: bool,
+}
+
+/// Whether the return type is written `Deferred<..>` (any path ending so).
+pub(crate) fn returns_deferred(sig: &Signature) -> bool {
+    match &sig.output {
+        ReturnType::Type(_, ty) => match &**ty {
+            Type::Path(path) => path
+                .path
+                .segments
+                .last()
+                .is_some_and(|segment| segment.ident == "Deferred"),
+            _ => false,
+        },
+        ReturnType::Default => false,
+    }
 }
 
 pub(crate) fn check<'a>(
     event: Event,
     observe: bool,
-    item: &'a ItemFn,
+    sig: &'a Signature,
     errors: &mut Errors,
 ) -> Option<HookSignature<'a>> {
-    let sig = &item.sig;
     let mut problems = Errors::default();
     let mut fail = |error: syn::Error| problems.push(error);
     let borrow = if observe { "&" } else { "&mut " };
     let expected = format!("`ctx: {borrow}{}`", event.context());
+    let deferred = returns_deferred(sig);
 
     if let Safety::Unsafe(token) = &sig.safety {
         fail(syn::Error::new(
@@ -57,57 +77,35 @@ pub(crate) fn check<'a>(
             "a hook cannot have a `where` clause: it is registered as one concrete function",
         ));
     }
-
-    let mut context = None;
-    let mut inputs = sig.inputs.iter();
-    match inputs.next() {
-        None => fail(syn::Error::new(
-            sig.paren_token.span.join(),
-            format!(
-                "a `#[{}]` hook takes its context as its one parameter: {expected}",
-                event.attr()
-            ),
-        )),
-        Some(FnArg::Receiver(receiver)) => fail(syn::Error::new_spanned(
-            receiver,
-            format!("a hook is a free function and cannot take `self`; take {expected} instead"),
-        )),
-        Some(FnArg::Typed(arg)) => match &*arg.ty {
-            Type::Reference(reference) if reference.mutability.is_none() && !observe => {
-                fail(syn::Error::new(
-                    reference.and_token.span,
-                    format!("the context must be borrowed mutably: {expected}"),
-                ));
-            }
-            Type::Reference(reference) if observe && reference.mutability.is_some() => {
-                fail(syn::Error::new_spanned(
-                    reference.mutability,
-                    format!(
-                        "an observer runs after the decision and cannot change the call: take {expected}"
-                    ),
-                ));
-            }
-            Type::Reference(reference) if matches!(&*reference.elem, Type::ImplTrait(_)) => {
-                fail(syn::Error::new_spanned(
-                    &reference.elem,
-                    format!("a hook cannot be generic: take {expected}"),
-                ));
-            }
-            Type::Reference(reference) => context = Some(&*reference.elem),
-            other => fail(syn::Error::new_spanned(
-                other,
-                format!("the context is borrowed, not taken by value: {expected}"),
-            )),
-        },
-    }
-    for extra in inputs {
-        fail(syn::Error::new_spanned(
-            extra,
-            format!(
-                "a `#[{}]` hook takes only its context, {expected}; remove this parameter",
-                event.attr()
-            ),
+    if let (Some(token), true) = (&sig.asyncness, deferred) {
+        fail(syn::Error::new(
+            token.span,
+            "an `async fn` already waits: return the answer itself, not a `Deferred`",
         ));
+    }
+
+    let mut inputs = sig.inputs.iter();
+    let context = match inputs.next() {
+        None => {
+            fail(syn::Error::new(
+                sig.paren_token.span.join(),
+                format!(
+                    "a `#[{}]` hook takes its context as its first parameter: {expected}",
+                    event.attr()
+                ),
+            ));
+            None
+        }
+        Some(first) => context_type(first, observe, deferred, &expected)
+            .map_err(&mut fail)
+            .ok(),
+    };
+    let mut state = Vec::new();
+    for extra in inputs {
+        match state_type(event, extra) {
+            Ok(ty) => state.push(ty),
+            Err(error) => fail(error),
+        }
     }
 
     let output_span = match &sig.output {
@@ -119,9 +117,149 @@ pub(crate) fn check<'a>(
     match context {
         Some(context) if valid => Some(HookSignature {
             context,
+            state,
             output_span,
             asyncness: sig.asyncness.map(|token| token.span),
+            deferred,
         }),
         _ => None,
     }
+}
+
+/// The first parameter: the context, `&mut Ctx` (`&Ctx` for observers).
+fn context_type<'a>(
+    first: &'a FnArg,
+    observe: bool,
+    deferred: bool,
+    expected: &str,
+) -> syn::Result<&'a Type> {
+    let arg = match first {
+        FnArg::Receiver(receiver) => {
+            return Err(syn::Error::new_spanned(
+                receiver,
+                format!(
+                    "a hook is a free function and cannot take `self`; take {expected} instead"
+                ),
+            ));
+        }
+        FnArg::Typed(arg) => arg,
+    };
+    match &*arg.ty {
+        Type::Reference(reference) if reference.mutability.is_none() && !observe => {
+            Err(syn::Error::new(
+                reference.and_token.span,
+                format!("the context must be borrowed mutably: {expected}"),
+            ))
+        }
+        Type::Reference(reference) if observe && reference.mutability.is_some() => {
+            Err(syn::Error::new_spanned(
+                reference.mutability,
+                format!(
+                    "an observer runs after the decision and cannot change the call: take {expected}"
+                ),
+            ))
+        }
+        Type::Reference(reference) if matches!(&*reference.elem, Type::ImplTrait(_)) => {
+            Err(syn::Error::new_spanned(
+                &reference.elem,
+                format!("a hook cannot be generic: take {expected}"),
+            ))
+        }
+        Type::Reference(reference) => match &reference.lifetime {
+            Some(lifetime) if deferred => Err(syn::Error::new_spanned(
+                lifetime,
+                "the future of a `Deferred` answer cannot borrow the context: leave the \
+                 context's lifetime elided and name the state's, as in \
+                 `fn f<'s>(ctx: &mut PreToolUse, state: &'s S) -> Deferred<'s, Decision>`",
+            )),
+            _ => Ok(&*reference.elem),
+        },
+        other => Err(syn::Error::new_spanned(
+            other,
+            format!("the context is borrowed, not taken by value: {expected}"),
+        )),
+    }
+}
+
+/// A parameter after the context: state the hook reads, `&T`.
+fn state_type(event: Event, param: &FnArg) -> syn::Result<&Type> {
+    let FnArg::Typed(arg) = param else {
+        return Err(syn::Error::new_spanned(param, "`self` can only come first"));
+    };
+    let Type::Reference(reference) = &*arg.ty else {
+        return Err(syn::Error::new_spanned(
+            &arg.ty,
+            format!(
+                "after its context, a hook takes only state it reads, borrowed: `&{}`, \
+                 given to the builder with `.state(..)`",
+                arg.ty.to_token_stream()
+            ),
+        ));
+    };
+    if let Some(mutability) = &reference.mutability {
+        return Err(syn::Error::new_spanned(
+            mutability,
+            "hook state is shared by every call, on any thread, so it is borrowed immutably: \
+             take `&T`, and put what changes behind a `Mutex` or an atomic inside it",
+        ));
+    }
+    let elem = &*reference.elem;
+    if let Some(name) = context_name(elem) {
+        return Err(syn::Error::new_spanned(
+            elem,
+            format!(
+                "a hook takes one context, first: a `#[{}]` hook takes `&mut {}`; \
+                 `{name}` here would be a second",
+                event.attr(),
+                event.context()
+            ),
+        ));
+    }
+    if matches!(elem, Type::ImplTrait(_)) {
+        return Err(syn::Error::new_spanned(
+            elem,
+            "a hook cannot be generic: its state is one concrete type",
+        ));
+    }
+    if let Some(lifetime) = borrowed_lifetime(elem.to_token_stream()) {
+        return Err(syn::Error::new(
+            lifetime,
+            "hook state lives as long as the dispatcher, so its type cannot borrow: hold owned \
+             values or `Arc`s (the type must be `'static`)",
+        ));
+    }
+    Ok(elem)
+}
+
+/// The context type a parameter names, if it names one: its last path segment.
+fn context_name(ty: &Type) -> Option<String> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?.ident.to_string();
+    Event::ALL
+        .iter()
+        .any(|event| event.context() == last)
+        .then_some(last)
+}
+
+/// The span of a lifetime other than `'static` in a type, if it has one.
+fn borrowed_lifetime(tokens: TokenStream) -> Option<Span> {
+    let mut tokens = tokens.into_iter().peekable();
+    while let Some(token) = tokens.next() {
+        match token {
+            TokenTree::Punct(punct) if punct.as_char() == '\'' => {
+                if let Some(TokenTree::Ident(name)) = tokens.peek()
+                    && name != "static"
+                {
+                    return Some(punct.span().join(name.span()).unwrap_or(punct.span()));
+                }
+            }
+            TokenTree::Group(group) => {
+                if let Some(span) = borrowed_lifetime(group.stream()) {
+                    return Some(span);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }

@@ -10,6 +10,17 @@ pub struct ConfigError {
 }
 
 impl ConfigError {
+    // Every standard hook uses it; a build with none of them on does not.
+    #[cfg_attr(
+        not(any(
+            feature = "read-only",
+            feature = "truncate",
+            feature = "rate-limit",
+            feature = "audit-log",
+            feature = "approval"
+        )),
+        allow(dead_code)
+    )]
     pub(crate) fn new(hook: &'static str, message: impl Into<String>) -> Self {
         ConfigError {
             hook,

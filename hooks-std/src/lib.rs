@@ -9,11 +9,36 @@
 //! | `approval` | `hooks_std::approval::gate` + [`approval::ApprovalGate`] | `PreToolUse` | a person's yes before flagged calls; SQLite-backed, survives restarts, `hooks-approve` CLI |
 //!
 //! Turning a feature on registers its hooks (in group `hooks_std`) with
-//! sensible defaults; each module's `configure` changes them, in code or from a
-//! config file's table. Like any crate that only holds hooks, link it once:
+//! sensible defaults. Each hook's configuration is state of the dispatcher
+//! that runs it: give the builder a value (a [`read_only::ReadOnlyGuard`],
+//! [`truncate::Truncator`], [`rate_limit::RateLimiter`], [`audit::Auditor`],
+//! [`approval::ApprovalPolicy`]) built from code or from a config file's
+//! table, and a dispatcher without one gets its own default. One process can
+//! hold several dispatchers with several policies:
 //!
 //! ```
+//! # #[cfg(all(feature = "read-only", feature = "rate-limit"))]
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::time::Duration;
+//! use hooks_core::prelude::*;
+//! use hooks_std::rate_limit::{RateLimit, RateLimiter, Rule};
+//! use hooks_std::read_only::{ReadOnly, ReadOnlyGuard};
+//!
 //! hooks_core::link!(hooks_std);
+//!
+//! let frozen = Hooks::builder()
+//!     .state(ReadOnlyGuard::new(ReadOnly { enabled: true, ..ReadOnly::default() })?)
+//!     .state(RateLimiter::new(RateLimit { rules: vec![Rule::new(2, Duration::from_secs(60))] })?)
+//!     .only(["hooks_std::read_only::guard", "hooks_std::rate_limit::guard"])
+//!     .build()?;
+//! let open = Hooks::builder()
+//!     .only(["hooks_std::read_only::guard", "hooks_std::rate_limit::guard"])
+//!     .build()?; // the defaults: read-only off, 60 calls a minute
+//! # drop((frozen, open));
+//! # Ok(())
+//! # }
+//! # #[cfg(not(all(feature = "read-only", feature = "rate-limit")))]
+//! # fn main() {}
 //! ```
 
 #[cfg(feature = "approval")]
@@ -27,7 +52,6 @@ pub mod rate_limit;
 pub mod read_only;
 #[cfg(any(feature = "audit-log", feature = "approval"))]
 pub mod redact;
-mod setting;
 #[cfg(feature = "truncate")]
 pub mod truncate;
 

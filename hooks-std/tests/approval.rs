@@ -3,23 +3,18 @@
 //! (The restart scenario is in `approval_restart.rs`.)
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use hooks_core::prelude::*;
 use hooks_core::{ApprovalOutcome, DenialCause};
-use hooks_std::approval::store::{Scope, Status, Store};
-use hooks_std::approval::{self, Answer, ApprovalGate, Approvals, OnRestart, ScriptedChannel};
+use hooks_std::approval::store::Answering;
+use hooks_std::approval::{
+    Answer, ApprovalGate, Approvals, Database, OnRestart, Scope, ScriptedChannel, Status,
+};
 
 hooks_core::link!(hooks_std);
-
-/// The gate hook's settings are process-wide: tests take turns.
-static GLOBAL: Mutex<()> = Mutex::new(());
-
-fn turn() -> MutexGuard<'static, ()> {
-    GLOBAL.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 fn database(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("hooks-std-approval-{}", std::process::id()));
@@ -44,6 +39,7 @@ fn config(name: &str) -> Approvals {
 fn hooks(gate: ApprovalGate) -> Hooks {
     Hooks::builder()
         .only(["hooks_std::approval::gate"])
+        .state(gate.policy().clone())
         .approver(gate)
         .build()
         .unwrap()
@@ -67,10 +63,9 @@ fn pay(session: &Session, amount: u64) -> PreToolUse {
 
 #[test]
 fn an_approved_call_goes_ahead_and_is_recorded_with_who() {
-    let _turn = turn();
     let config = config("approve.sqlite3");
     let database = config.database.clone();
-    let gate = approval::configure(config)
+    let gate = ApprovalGate::open(&config)
         .unwrap()
         .channel(ScriptedChannel(|_: &_| Some(Answer::allow_once("alice"))));
     let hooks = hooks(gate);
@@ -90,7 +85,7 @@ fn an_approved_call_goes_ahead_and_is_recorded_with_who() {
     assert!(answer.is_approved());
     assert_eq!(answer.responder(), Some("alice (request #1)"));
 
-    let store = Store::open(&database, Duration::from_secs(1)).unwrap();
+    let store = Database::open(&database, Duration::from_secs(1)).unwrap();
     let stored = store.get(1).unwrap().unwrap();
     assert_eq!(stored.status, Status::Approved);
     assert_eq!(stored.responded_by.as_deref(), Some("alice"));
@@ -109,8 +104,7 @@ fn an_approved_call_goes_ahead_and_is_recorded_with_who() {
 
 #[test]
 fn a_refusal_denies_with_the_reason_and_who() {
-    let _turn = turn();
-    let gate = approval::configure(config("deny.sqlite3"))
+    let gate = ApprovalGate::open(&config("deny.sqlite3"))
         .unwrap()
         .channel(ScriptedChannel(|_: &_| {
             Some(Answer::deny("bob", "over the refund limit"))
@@ -126,13 +120,12 @@ fn a_refusal_denies_with_the_reason_and_who() {
 
 #[test]
 fn no_answer_by_the_timeout_expires_the_request_and_denies() {
-    let _turn = turn();
     let config = Approvals {
         timeout: Duration::from_millis(150),
         ..config("timeout.sqlite3")
     };
     let database = config.database.clone();
-    let gate = approval::configure(config)
+    let gate = ApprovalGate::open(&config)
         .unwrap()
         .channel(ScriptedChannel(|_: &_| None));
     let hooks = hooks(gate);
@@ -142,16 +135,15 @@ fn no_answer_by_the_timeout_expires_the_request_and_denies() {
         outcome.denial().unwrap().cause(),
         DenialCause::NotApproved(ApprovalOutcome::TimedOut { after_ms: 150 })
     ));
-    let store = Store::open(&database, Duration::from_secs(1)).unwrap();
+    let store = Database::open(&database, Duration::from_secs(1)).unwrap();
     assert_eq!(store.get(1).unwrap().unwrap().status, Status::Expired);
 }
 
 #[test]
 fn allow_always_covers_the_rest_of_that_session_only() {
-    let _turn = turn();
     let asked = Arc::new(AtomicUsize::new(0));
     let count = Arc::clone(&asked);
-    let gate = approval::configure(config("always.sqlite3"))
+    let gate = ApprovalGate::open(&config("always.sqlite3"))
         .unwrap()
         .channel(ScriptedChannel(move |_: &_| {
             count.fetch_add(1, Ordering::SeqCst);
@@ -199,11 +191,10 @@ fn allow_always_covers_the_rest_of_that_session_only() {
 
 #[test]
 fn concurrent_requests_from_several_sessions_each_get_their_own_answer() {
-    let _turn = turn();
     let config = config("concurrent.sqlite3");
     let database = config.database.clone();
     // Answers come from another connection, as the CLI's would.
-    let gate = approval::configure(config)
+    let gate = ApprovalGate::open(&config)
         .unwrap()
         .channel(ScriptedChannel(|_: &_| None));
     let hooks = hooks(gate);
@@ -219,7 +210,8 @@ fn concurrent_requests_from_several_sessions_each_get_their_own_answer() {
             })
             .collect();
         let answerer = tokio::task::spawn_blocking(move || {
-            let store = Store::open(&database, Duration::from_secs(5)).unwrap();
+            let deadline = Instant::now() + Duration::from_secs(30);
+            let store = Database::open(&database, Duration::from_secs(5)).unwrap();
             let mut answered = 0;
             while answered < 6 {
                 for request in store.list(Status::Pending).unwrap() {
@@ -230,13 +222,19 @@ fn concurrent_requests_from_several_sessions_each_get_their_own_answer() {
                         .unwrap();
                     let approve = n.is_multiple_of(2);
                     let reason = (!approve).then_some("odd sessions are refused");
-                    assert!(
-                        store
-                            .answer(request.id, approve, Scope::Once, Some("ops"), reason)
-                            .unwrap()
-                    );
+                    let answer = Answering {
+                        approved: approve,
+                        scope: Scope::Once,
+                        by: Some("ops".into()),
+                        reason: reason.map(Into::into),
+                    };
+                    assert!(store.answer(request.id, &answer).unwrap());
                     answered += 1;
                 }
+                assert!(
+                    Instant::now() < deadline,
+                    "only {answered} of 6 requests arrived within 30 s"
+                );
                 std::thread::sleep(Duration::from_millis(10));
             }
         });
@@ -252,17 +250,13 @@ fn concurrent_requests_from_several_sessions_each_get_their_own_answer() {
 
 #[test]
 fn a_corrupt_store_is_refused_at_start_naming_the_file() {
-    let _turn = turn();
     let config = config("corrupt.sqlite3");
     std::fs::write(
         &config.database,
         b"this is not a database, it is a grocery list",
     )
     .unwrap();
-    let error = approval::configure(config.clone())
-        .err()
-        .unwrap()
-        .to_string();
+    let error = ApprovalGate::open(&config).err().unwrap().to_string();
     assert!(
         error.starts_with("approval configuration: approval store `"),
         "{error}"
@@ -273,13 +267,12 @@ fn a_corrupt_store_is_refused_at_start_naming_the_file() {
 
 #[test]
 fn a_bad_configuration_is_refused_before_the_store_is_touched() {
-    let _turn = turn();
     let config = Approvals {
         on_restart: OnRestart::Expire,
         ..config("refused.sqlite3")
     };
     // A request left pending by an earlier process.
-    drop(Store::open(&config.database, Duration::from_secs(1)).unwrap());
+    drop(Database::open(&config.database, Duration::from_secs(1)).unwrap());
     rusqlite::Connection::open(&config.database)
         .unwrap()
         .execute(
@@ -298,23 +291,22 @@ fn a_bad_configuration_is_refused_before_the_store_is_touched() {
         ..config.clone()
     };
     for (bad, names) in [(bad_pattern, "payments_["), (no_pause, "poll_interval")] {
-        let error = approval::configure(bad).err().expect("refused").to_string();
+        let error = ApprovalGate::open(&bad).err().expect("refused").to_string();
         assert!(error.contains(names), "{error}");
     }
     // Refused, so the restart policy (expire everything) never ran.
-    let store = Store::open(&config.database, Duration::from_secs(1)).unwrap();
+    let store = Database::open(&config.database, Duration::from_secs(1)).unwrap();
     assert_eq!(store.get(1).unwrap().unwrap().status, Status::Pending);
 }
 
 #[test]
 fn a_locked_store_denies_the_call_naming_the_file() {
-    let _turn = turn();
     let config = Approvals {
         busy_timeout: Duration::from_millis(100),
         ..config("locked.sqlite3")
     };
     let database = config.database.clone();
-    let gate = approval::configure(config)
+    let gate = ApprovalGate::open(&config)
         .unwrap()
         .channel(ScriptedChannel(|_: &_| Some(Answer::allow_once("x"))));
     let hooks = hooks(gate);
@@ -335,14 +327,13 @@ fn a_locked_store_denies_the_call_naming_the_file() {
 
 #[test]
 fn every_decision_reaches_the_audit_log_with_who_answered() {
-    let _turn = turn();
     let audit_log = database("audit.jsonl");
-    hooks_std::audit::configure(hooks_std::audit::Audit {
+    let auditor = hooks_std::audit::Auditor::from_config(hooks_std::audit::Audit {
         path: audit_log.clone(),
         ..Default::default()
     })
     .unwrap();
-    let gate = approval::configure(config("audited.sqlite3"))
+    let gate = ApprovalGate::open(&config("audited.sqlite3"))
         .unwrap()
         .channel(ScriptedChannel(|request: &_| {
             let request: &hooks_std::approval::store::Request = request;
@@ -359,6 +350,8 @@ fn every_decision_reaches_the_audit_log_with_who_answered() {
             "hooks_std::audit::denied",
             "hooks_std::audit::completed",
         ])
+        .state(auditor)
+        .state(gate.policy().clone())
         .approver(gate)
         .build()
         .unwrap();
@@ -394,13 +387,12 @@ fn every_decision_reaches_the_audit_log_with_who_answered() {
 
 #[test]
 fn processes_opening_a_new_store_at_once_migrate_it_once() {
-    let _turn = turn();
     let path = database("race.sqlite3");
     let threads: Vec<_> = (0..8)
         .map(|_| {
             let path = path.clone();
             std::thread::spawn(move || {
-                Store::open(&path, Duration::from_secs(5))
+                Database::open(&path, Duration::from_secs(5))
                     .map(drop)
                     .map_err(|e| e.to_string())
             })
@@ -409,4 +401,46 @@ fn processes_opening_a_new_store_at_once_migrate_it_once() {
     for thread in threads {
         assert_eq!(thread.join().unwrap(), Ok(()));
     }
+}
+
+#[test]
+fn a_locked_store_never_blocks_the_executor() {
+    // A long busy timeout: an implementation that blocked the executor thread
+    // would stall every task on this single-threaded runtime until it passed.
+    let config = Approvals {
+        busy_timeout: Duration::from_secs(30),
+        ..config("locked-async.sqlite3")
+    };
+    let database = config.database.clone();
+    let gate = ApprovalGate::open(&config)
+        .unwrap()
+        .channel(ScriptedChannel(|_: &_| Some(Answer::allow_once("alice"))));
+    let hooks = hooks(gate);
+    let locker = rusqlite::Connection::open(&database).unwrap();
+    locker.execute_batch("BEGIN EXCLUSIVE").unwrap();
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async move {
+        let (started, asking) = tokio::sync::oneshot::channel();
+        let call = tokio::spawn(async move {
+            started.send(()).unwrap();
+            // Straight into the gate, whose store is locked.
+            let mut ctx = pay(&Session::new("s1"), 10);
+            hooks.dispatch(&mut ctx).await.is_continue()
+        });
+        asking.await.unwrap();
+        // Meanwhile, on the same thread, other work gets done.
+        let other = tokio::spawn(async { 6 * 7 }).await.unwrap();
+        assert_eq!(other, 42);
+        assert!(
+            !call.is_finished(),
+            "the call still waits on the locked store"
+        );
+        // Released, the waiting call goes on and is approved.
+        drop(locker);
+        assert!(call.await.unwrap(), "approved once the store is free");
+    });
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use hooks_std::approval::store::{Status, Store};
+use hooks_std::approval::{Database, Status};
 
 fn database() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("hooks-std-cli-{}", std::process::id()));
@@ -95,7 +95,7 @@ fn the_cli_answers_requests_and_refuses_what_it_cannot_do() {
     let unknown = cli(&database, &["frobnicate"]);
     assert_eq!(unknown.status.code(), Some(2));
 
-    let store = Store::open(&database, Duration::from_secs(1)).unwrap();
+    let store = Database::open(&database, Duration::from_secs(1)).unwrap();
     assert_eq!(store.get(1).unwrap().unwrap().status, Status::Approved);
     let second = store.get(2).unwrap().unwrap();
     assert_eq!(

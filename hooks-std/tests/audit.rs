@@ -5,6 +5,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use hooks_core::Deferred;
 use hooks_core::prelude::*;
 use hooks_std::audit::{Audit, AuditRecord, Auditor, Durability, JsonLinesFile, OnFailure, Sink};
 
@@ -16,6 +17,14 @@ fn temp_path(name: &str) -> PathBuf {
     let path = dir.join(name);
     let _ = std::fs::remove_file(&path);
     path
+}
+
+/// A write to a file sink is acknowledged at once.
+fn written(write: &Deferred<'_, ()>) {
+    assert!(
+        matches!(write, Deferred::Ready(())),
+        "a file sink answers at once"
+    );
 }
 
 fn lines(path: &Path) -> Vec<Value> {
@@ -39,12 +48,13 @@ fn pin_host(ctx: &mut PreToolUse) {
 #[tokio::test]
 async fn every_call_is_recorded_once_with_who_what_and_why() {
     let path = temp_path("calls.jsonl");
-    hooks_std::audit::configure(Audit {
+    let auditor = Auditor::from_config(Audit {
         path: path.clone(),
         ..Audit::default()
     })
     .unwrap();
     let hooks = Hooks::builder()
+        .state(auditor)
         .only([
             "audit::no_drops",
             "audit::pin_host",
@@ -123,7 +133,7 @@ fn eight_writers_times_ten_thousand_records_leave_80000_whole_lines() {
                         json!({"thread": thread, "i": i, "pad": "x".repeat(i % 300)}),
                     );
                     let post = PostToolUse::after(&pre, Ok(json!(i)));
-                    auditor.record_completed(&post);
+                    written(&auditor.record_completed(&post));
                 }
             })
         })
@@ -144,11 +154,12 @@ fn eight_writers_times_ten_thousand_records_leave_80000_whole_lines() {
 
 #[test]
 fn an_unwritable_path_is_a_clear_configuration_error() {
-    let error = hooks_std::audit::configure(Audit {
+    let error = Auditor::from_config(Audit {
         path: "/nonexistent-dir/for/sure/audit.jsonl".into(),
         ..Audit::default()
     })
-    .unwrap_err();
+    .err()
+    .unwrap();
     assert!(
         error.to_string().starts_with("audit-log configuration: cannot open the audit log `/nonexistent-dir/for/sure/audit.jsonl`: No such file or directory"),
         "{error}"
@@ -159,12 +170,12 @@ fn an_unwritable_path_is_a_clear_configuration_error() {
 struct Flaky(std::sync::atomic::AtomicBool);
 
 impl Sink for Flaky {
-    fn write(&self, _: &AuditRecord) -> io::Result<()> {
-        if self.0.load(std::sync::atomic::Ordering::SeqCst) {
+    fn write<'a>(&'a self, _: &AuditRecord) -> Deferred<'a, io::Result<()>> {
+        Deferred::Ready(if self.0.load(std::sync::atomic::Ordering::SeqCst) {
             Err(io::Error::other("disk full"))
         } else {
             Ok(())
-        }
+        })
     }
 }
 
@@ -180,7 +191,7 @@ fn a_broken_log_closes_the_gate_until_a_write_succeeds() {
         Decision::Continue,
         "healthy until a write fails"
     );
-    strict.record_completed(&PostToolUse::after(&pre, Ok(json!(1))));
+    written(&strict.record_completed(&PostToolUse::after(&pre, Ok(json!(1)))));
     let Decision::Deny(reason) = strict.gate(&pre) else {
         panic!("fail-closed")
     };
@@ -189,7 +200,7 @@ fn a_broken_log_closes_the_gate_until_a_write_succeeds() {
         "{reason}"
     );
     sink.0.store(false, std::sync::atomic::Ordering::SeqCst);
-    strict.record_completed(&PostToolUse::after(&pre, Ok(json!(1))));
+    written(&strict.record_completed(&PostToolUse::after(&pre, Ok(json!(1)))));
     assert_eq!(
         strict.gate(&pre),
         Decision::Continue,
@@ -198,7 +209,7 @@ fn a_broken_log_closes_the_gate_until_a_write_succeeds() {
 
     sink.0.store(true, std::sync::atomic::Ordering::SeqCst);
     let lenient = Auditor::new(Arc::clone(&sink)).on_failure(OnFailure::Continue);
-    lenient.record_completed(&PostToolUse::after(&pre, Ok(json!(1))));
+    written(&lenient.record_completed(&PostToolUse::after(&pre, Ok(json!(1)))));
     assert_eq!(lenient.gate(&pre), Decision::Continue);
 }
 
@@ -207,10 +218,10 @@ fn durable_mode_writes_the_same_records() {
     let path = temp_path("sync.jsonl");
     let auditor = Auditor::new(JsonLinesFile::open(&path, Durability::Sync).unwrap());
     let pre = PreToolUse::new(&Session::new("s"), "t", json!({"password": "p"}));
-    auditor.record_completed(&PostToolUse::after(
+    written(&auditor.record_completed(&PostToolUse::after(
         &pre,
         Err("boom with sk-live-1234567890abcdef".into()),
-    ));
+    )));
     let records = lines(&path);
     assert_eq!(records[0]["args"]["password"], "[redacted]");
     assert_eq!(records[0]["error"], "boom with [redacted]");
@@ -225,7 +236,7 @@ fn the_tracing_sink_emits_one_event_per_record() {
         json!({"token": "t"}),
     );
     let ((), logs) = hooks_tests::capture_logs(|| {
-        auditor.record_completed(&PostToolUse::after(&pre, Ok(json!(1))));
+        written(&auditor.record_completed(&PostToolUse::after(&pre, Ok(json!(1)))));
     });
     let line = logs
         .lines()

@@ -7,7 +7,7 @@ use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use hooks_core::prelude::*;
-use hooks_std::rate_limit::{By, RateLimit, Rule};
+use hooks_std::rate_limit::{By, RateLimit, RateLimiter, Rule};
 use hooks_tests::alloc::{Counting, allocations_during};
 
 hooks_core::link!(hooks_std);
@@ -27,7 +27,7 @@ fn ready<F: Future>(future: F) -> F::Output {
 
 #[test]
 fn admitted_calls_allocate_nothing() {
-    hooks_std::rate_limit::configure(RateLimit {
+    let limiter = RateLimiter::new(RateLimit {
         rules: vec![
             Rule::new(1_000_000, Duration::from_secs(1)),
             Rule::new(1_000_000, Duration::from_secs(1))
@@ -37,6 +37,7 @@ fn admitted_calls_allocate_nothing() {
     })
     .unwrap();
     let hooks = Hooks::builder()
+        .state(limiter)
         .only([
             "hooks_std::read_only::guard",
             "hooks_std::rate_limit::guard",
@@ -55,7 +56,7 @@ fn admitted_calls_allocate_nothing() {
         json!({"query": "SELECT id FROM orders WHERE id = 7"}),
     );
     let mut read = PreToolUse::new(&session, "search", json!({"q": "rust"}));
-    // First calls create the buckets and settings.
+    // First calls create the buckets.
     assert!(ready(sql.dispatch(&mut select)).is_continue());
     assert!(ready(search.dispatch(&mut read)).is_continue());
 

@@ -5,8 +5,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use hooks_core::Deferred;
 use hooks_core::prelude::*;
-use hooks_std::rate_limit::{By, ManualClock, RateLimit, RateLimiter, Rule};
+use hooks_std::rate_limit::{
+    Admission, By, Key, Limit, ManualClock, MemoryStore, RateLimit, RateLimiter, Rule, Store,
+    StoreError,
+};
 
 hooks_core::link!(hooks_std);
 
@@ -20,6 +24,14 @@ fn limiter(rules: Vec<Rule>, clock: &Arc<ManualClock>) -> RateLimiter {
 
 fn clock() -> Arc<ManualClock> {
     Arc::new(ManualClock::new(Duration::from_secs(1_000)))
+}
+
+/// The limiter's answer, which an in-memory store gives at once.
+fn now(limiter: &RateLimiter, ctx: &PreToolUse) -> Decision {
+    match limiter.check(ctx) {
+        Deferred::Ready(decision) => decision,
+        Deferred::Later(_) => panic!("the memory store answers at once"),
+    }
 }
 
 fn call(session: &Session, tool: &'static str) -> PreToolUse {
@@ -41,7 +53,7 @@ fn eight_threads_times_ten_thousand_calls_admit_exactly_the_limit() {
                 let session = Session::new(format!("s{thread}")).with_user(format!("u{thread}"));
                 let ctx = call(&session, "search");
                 for _ in 0..10_000 {
-                    if limiter.check(&ctx) == Decision::Continue {
+                    if now(&limiter, &ctx) == Decision::Continue {
                         admitted.fetch_add(1, Ordering::Relaxed);
                     }
                 }
@@ -61,19 +73,19 @@ fn buckets_are_per_user_and_tool_by_default() {
     let dana = Session::new("s").with_user("dana");
     let eli = Session::new("s").with_user("eli");
     for _ in 0..2 {
-        assert_eq!(limiter.check(&call(&dana, "search")), Decision::Continue);
+        assert_eq!(now(&limiter, &call(&dana, "search")), Decision::Continue);
     }
     assert!(matches!(
-        limiter.check(&call(&dana, "search")),
+        now(&limiter, &call(&dana, "search")),
         Decision::Deny(_)
     ));
     assert_eq!(
-        limiter.check(&call(&dana, "read")),
+        now(&limiter, &call(&dana, "read")),
         Decision::Continue,
         "another tool"
     );
     assert_eq!(
-        limiter.check(&call(&eli, "search")),
+        now(&limiter, &call(&eli, "search")),
         Decision::Continue,
         "another user"
     );
@@ -87,9 +99,9 @@ fn the_refusal_says_the_limit_and_when_to_retry() {
         &clock,
     );
     let session = Session::new("s").with_user("dana");
-    let _ = limiter.check(&call(&session, "sql_query"));
-    let _ = limiter.check(&call(&session, "sql_query"));
-    let Decision::Deny(reason) = limiter.check(&call(&session, "sql_query")) else {
+    let _ = now(&limiter, &call(&session, "sql_query"));
+    let _ = now(&limiter, &call(&session, "sql_query"));
+    let Decision::Deny(reason) = now(&limiter, &call(&session, "sql_query")) else {
         panic!("the third call is over the limit");
     };
     assert_eq!(
@@ -99,15 +111,15 @@ fn the_refusal_says_the_limit_and_when_to_retry() {
     );
     clock.advance(Duration::from_secs(29));
     assert!(
-        matches!(limiter.check(&call(&session, "sql_query")), Decision::Deny(reason) if reason.contains("retry after 1.0s"))
+        matches!(now(&limiter, &call(&session, "sql_query")), Decision::Deny(reason) if reason.contains("retry after 1.0s"))
     );
     clock.advance(Duration::from_secs(1));
     assert_eq!(
-        limiter.check(&call(&session, "sql_query")),
+        now(&limiter, &call(&session, "sql_query")),
         Decision::Continue
     );
     assert_eq!(
-        limiter.check(&call(&session, "search")),
+        now(&limiter, &call(&session, "search")),
         Decision::Continue,
         "not a sql_* tool"
     );
@@ -130,22 +142,22 @@ fn metadata_keys_share_a_bucket_across_users() {
         .with_metadata("org_id", "globex");
     for user in ["a", "b", "c"] {
         assert_eq!(
-            limiter.check(&call(&acme(user), "search")),
+            now(&limiter, &call(&acme(user), "search")),
             Decision::Continue
         );
     }
     assert!(matches!(
-        limiter.check(&call(&acme("d"), "search")),
+        now(&limiter, &call(&acme("d"), "search")),
         Decision::Deny(_)
     ));
-    assert_eq!(limiter.check(&call(&globex, "search")), Decision::Continue);
+    assert_eq!(now(&limiter, &call(&globex, "search")), Decision::Continue);
     // Numbers are keys too, distinct from the string with the same digits.
     let numeric = Session::new("s").with_metadata("org_id", 7);
     let textual = Session::new("s").with_metadata("org_id", "7");
     for _ in 0..3 {
-        assert_eq!(limiter.check(&call(&numeric, "search")), Decision::Continue);
+        assert_eq!(now(&limiter, &call(&numeric, "search")), Decision::Continue);
     }
-    assert_eq!(limiter.check(&call(&textual, "search")), Decision::Continue);
+    assert_eq!(now(&limiter, &call(&textual, "search")), Decision::Continue);
 }
 
 #[test]
@@ -159,72 +171,174 @@ fn a_slot_is_given_back_when_a_later_rule_refuses() {
         &clock,
     );
     let session = Session::new("s").with_user("dana");
-    assert_eq!(limiter.check(&call(&session, "deploy")), Decision::Continue);
+    assert_eq!(now(&limiter, &call(&session, "deploy")), Decision::Continue);
     for _ in 0..20 {
         assert!(matches!(
-            limiter.check(&call(&session, "deploy")),
+            now(&limiter, &call(&session, "deploy")),
             Decision::Deny(_)
         ));
     }
     // The twenty refused deploys did not use up dana's per-user allowance.
     for _ in 0..9 {
-        assert_eq!(limiter.check(&call(&session, "search")), Decision::Continue);
+        assert_eq!(now(&limiter, &call(&session, "search")), Decision::Continue);
     }
     assert!(matches!(
-        limiter.check(&call(&session, "search")),
+        now(&limiter, &call(&session, "search")),
         Decision::Deny(_)
     ));
 }
 
 #[tokio::test]
-async fn the_linked_hook_uses_the_defaults_then_the_configuration() {
-    let hooks = Hooks::builder()
-        .only(["hooks_std::rate_limit::guard"])
+async fn the_linked_hook_counts_in_its_dispatchers_limiter() {
+    let only_the_guard = || Hooks::builder().only(["hooks_std::rate_limit::guard"]);
+    let defaults = only_the_guard().build().unwrap();
+    let strict = only_the_guard()
+        .state(
+            RateLimiter::new(RateLimit {
+                rules: vec![Rule::new(1, MINUTE)],
+            })
+            .unwrap(),
+        )
         .build()
         .unwrap();
     let session = Session::new("s").with_user("dana");
-    let mut outcomes = Vec::new();
+    let mut admitted = 0;
     for _ in 0..61 {
-        outcomes.push(
-            hooks
+        admitted += usize::from(
+            defaults
                 .dispatch(&mut call(&session, "search"))
                 .await
                 .is_continue(),
         );
     }
-    assert_eq!(
-        outcomes.iter().filter(|admitted| **admitted).count(),
-        60,
-        "60 per minute per user and tool"
-    );
-
-    hooks_std::rate_limit::configure(RateLimit {
-        rules: vec![Rule::new(1, MINUTE)],
-    })
-    .unwrap();
+    assert_eq!(admitted, 60, "the default: 60 per minute per user and tool");
+    // The strict dispatcher counts in a store of its own: the 61 calls above
+    // used none of its allowance.
     assert!(
-        hooks
+        strict
             .dispatch(&mut call(&session, "search"))
             .await
-            .is_continue(),
-        "a fresh store"
+            .is_continue()
     );
+    assert!(
+        strict
+            .dispatch(&mut call(&session, "search"))
+            .await
+            .is_denied()
+    );
+    let error = RateLimiter::new(RateLimit {
+        rules: vec![Rule::new(0, MINUTE)],
+    })
+    .err()
+    .unwrap();
+    assert!(error.to_string().contains("rule 1: `max` is 0"));
+}
+
+/// A store that answers every question later, as a network store does,
+/// counting in memory underneath; or fails, as an unreachable one does.
+struct Remote {
+    counts: MemoryStore,
+    down: bool,
+}
+
+impl Store for Remote {
+    fn acquire<'a>(
+        &'a self,
+        key: &Key<'_>,
+        limit: Limit,
+        now: Duration,
+    ) -> Deferred<'a, Result<Admission, StoreError>> {
+        let key = key.clone().into_owned();
+        Deferred::Later(Box::pin(async move {
+            tokio::task::yield_now().await;
+            if self.down {
+                return Err(StoreError("connection refused".into()));
+            }
+            Ok(self.counts.admit(&key, limit, now))
+        }))
+    }
+
+    fn release<'a>(&'a self, key: &Key<'_>, limit: Limit) -> Deferred<'a, Result<(), StoreError>> {
+        let key = key.clone().into_owned();
+        Deferred::Later(Box::pin(async move {
+            tokio::task::yield_now().await;
+            self.counts.give_back(&key, limit);
+            Ok(())
+        }))
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_store_that_answers_later_is_waited_on_and_given_slots_back() {
+    let limiter = RateLimiter::new(RateLimit {
+        rules: vec![
+            Rule::new(10, MINUTE).by([By::User]),
+            Rule::new(1, MINUTE).tools("deploy").by([]),
+        ],
+    })
+    .unwrap()
+    .with_store(Remote {
+        counts: MemoryStore::default(),
+        down: false,
+    });
+    let hooks = Hooks::builder()
+        .only(["hooks_std::rate_limit::guard"])
+        .state(limiter)
+        .build()
+        .unwrap();
+    let session = Session::new("s").with_user("dana");
+    assert!(
+        hooks
+            .dispatch(&mut call(&session, "deploy"))
+            .await
+            .is_continue()
+    );
+    for _ in 0..5 {
+        let outcome = hooks.dispatch(&mut call(&session, "deploy")).await;
+        assert!(
+            outcome
+                .denial()
+                .unwrap()
+                .reason()
+                .starts_with("rate limit reached")
+        );
+    }
+    // The refused deploys gave back the per-user slots the first rule granted.
+    for _ in 0..9 {
+        assert!(
+            hooks
+                .dispatch(&mut call(&session, "search"))
+                .await
+                .is_continue()
+        );
+    }
     assert!(
         hooks
             .dispatch(&mut call(&session, "search"))
             .await
             .is_denied()
     );
-    let error = hooks_std::rate_limit::configure(RateLimit {
-        rules: vec![Rule::new(0, MINUTE)],
-    })
-    .unwrap_err();
-    assert!(error.to_string().contains("rule 1: `max` is 0"));
-    assert!(
-        hooks
-            .dispatch(&mut call(&session, "search"))
-            .await
-            .is_denied(),
-        "the refused configuration changed nothing"
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_store_that_cannot_answer_denies() {
+    let limiter = RateLimiter::new(RateLimit::default())
+        .unwrap()
+        .with_store(Remote {
+            counts: MemoryStore::default(),
+            down: true,
+        });
+    let hooks = Hooks::builder()
+        .only(["hooks_std::rate_limit::guard"])
+        .state(limiter)
+        .build()
+        .unwrap();
+    let outcome = hooks
+        .dispatch(&mut call(&Session::new("s"), "search"))
+        .await;
+    assert_eq!(
+        outcome.denial().unwrap().reason(),
+        "the rate limit cannot be checked (connection refused), and no call runs uncounted; \
+         try again shortly (tools `*`)"
     );
 }

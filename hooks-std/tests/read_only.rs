@@ -2,27 +2,33 @@
 //! which tools are writes, SQL, and what happens with odd inputs.
 
 use std::future::Future;
-use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 
 use hooks_core::prelude::*;
-use hooks_std::read_only::{self, ReadOnly};
+use hooks_std::read_only::{ReadOnly, ReadOnlyGuard};
 
 hooks_core::link!(hooks_std);
 
-/// The switch and configuration are process-wide: tests take turns.
-static GLOBAL: Mutex<()> = Mutex::new(());
+/// A dispatcher running only the guard, with this policy.
+fn guarded_by(guard: ReadOnlyGuard) -> Hooks {
+    Hooks::builder()
+        .only(["hooks_std::read_only::guard"])
+        .state(guard)
+        .build()
+        .unwrap()
+}
 
-fn turn() -> MutexGuard<'static, ()> {
-    GLOBAL.lock().unwrap_or_else(PoisonError::into_inner)
+fn policy(config: ReadOnly) -> ReadOnlyGuard {
+    ReadOnlyGuard::new(config).unwrap()
+}
+
+/// With the default policy.
+fn decide(session: &Session, tool: &'static str, args: Value) -> Outcome {
+    decide_by(&guarded_by(ReadOnlyGuard::default()), session, tool, args)
 }
 
 /// The guard is a sync hook: one poll finishes the dispatch.
-fn decide(session: &Session, tool: &'static str, args: Value) -> Outcome {
-    let hooks = Hooks::builder()
-        .only(["hooks_std::read_only::guard"])
-        .build()
-        .unwrap();
+fn decide_by(hooks: &Hooks, session: &Session, tool: &'static str, args: Value) -> Outcome {
     let mut ctx = PreToolUse::new(session, tool, args);
     let dispatch = std::pin::pin!(hooks.dispatch(&mut ctx));
     match dispatch.poll(&mut Context::from_waker(Waker::noop())) {
@@ -37,7 +43,6 @@ fn reason(outcome: &Outcome) -> &str {
 
 #[test]
 fn off_by_default_and_on_from_each_source() {
-    let _turn = turn();
     let plain = Session::new("s");
     assert!(decide(&plain, "write_file", json!({})).is_continue());
 
@@ -52,24 +57,23 @@ fn off_by_default_and_on_from_each_source() {
     let thawed = Session::new("s").with_metadata("read_only", false);
     assert!(decide(&thawed, "write_file", json!({})).is_continue());
 
-    read_only::set_read_only(true);
-    let outcome = decide(&plain, "delete_user", json!({}));
-    read_only::set_read_only(false);
+    let hooks = guarded_by(ReadOnlyGuard::default());
+    hooks.state::<ReadOnlyGuard>().unwrap().set_enabled(true);
+    let outcome = decide_by(&hooks, &plain, "delete_user", json!({}));
     assert!(reason(&outcome).contains("switched on by the application"));
+    hooks.state::<ReadOnlyGuard>().unwrap().set_enabled(false);
+    assert!(decide_by(&hooks, &plain, "delete_user", json!({})).is_continue());
 
-    read_only::configure(ReadOnly {
+    let configured = guarded_by(policy(ReadOnly {
         enabled: true,
         ..ReadOnly::default()
-    })
-    .unwrap();
-    let outcome = decide(&plain, "Bash", json!({"command": "ls"}));
-    read_only::configure(ReadOnly::default()).unwrap();
+    }));
+    let outcome = decide_by(&configured, &plain, "Bash", json!({"command": "ls"}));
     assert!(reason(&outcome).contains("set in configuration"));
 }
 
 #[test]
 fn an_unknown_state_fails_closed() {
-    let _turn = turn();
     for value in [json!("yes"), json!(null), json!(1), json!({"on": true})] {
         let session = Session::new("s").with_metadata("read_only", value.clone());
         let outcome = decide(&session, "update_record", json!({}));
@@ -84,7 +88,6 @@ fn an_unknown_state_fails_closed() {
 
 #[test]
 fn reads_pass_and_default_write_patterns_are_denied() {
-    let _turn = turn();
     let frozen = Session::new("s").with_metadata("read_only", true);
     for tool in [
         "read_file",
@@ -112,7 +115,6 @@ fn reads_pass_and_default_write_patterns_are_denied() {
 
 #[test]
 fn sql_tools_are_judged_by_their_statement() {
-    let _turn = turn();
     let frozen = Session::new("s").with_metadata("read_only", true);
     let sql = |query: Value| decide(&frozen, "sql_query", json!({"query": query}));
     assert!(sql(json!("SELECT * FROM orders WHERE id = 4")).is_continue());
@@ -137,25 +139,23 @@ fn sql_tools_are_judged_by_their_statement() {
 
 #[test]
 fn explicit_lists_and_a_custom_metadata_key() {
-    let _turn = turn();
-    read_only::configure(ReadOnly {
+    let hooks = guarded_by(policy(ReadOnly {
         metadata_key: "org_read_only".into(),
         write_tools: vec!["publish".into(), "Bash(rm *)".into()],
         read_tools: vec!["write_draft_preview".into()],
         ..ReadOnly::default()
-    })
-    .unwrap();
+    }));
     let frozen = Session::new("s").with_metadata("org_read_only", true);
-    let publish = decide(&frozen, "publish", json!({}));
-    let preview = decide(&frozen, "write_draft_preview", json!({}));
-    let rm = decide(&frozen, "Bash", json!({"command": "rm x"}));
-    let ls = decide(&frozen, "Bash", json!({"command": "ls"}));
-    let old_key = decide(
+    let publish = decide_by(&hooks, &frozen, "publish", json!({}));
+    let preview = decide_by(&hooks, &frozen, "write_draft_preview", json!({}));
+    let rm = decide_by(&hooks, &frozen, "Bash", json!({"command": "rm x"}));
+    let ls = decide_by(&hooks, &frozen, "Bash", json!({"command": "ls"}));
+    let old_key = decide_by(
+        &hooks,
         &Session::new("s").with_metadata("read_only", true),
         "publish",
         json!({}),
     );
-    read_only::configure(ReadOnly::default()).unwrap();
 
     assert!(publish.is_denied());
     assert!(preview.is_continue(), "read_tools wins");
@@ -168,13 +168,13 @@ fn explicit_lists_and_a_custom_metadata_key() {
 }
 
 #[test]
-fn bad_configuration_changes_nothing() {
-    let _turn = turn();
-    let error = read_only::configure(ReadOnly {
+fn bad_configuration_is_refused() {
+    let error = ReadOnlyGuard::new(ReadOnly {
         sql_tools: vec!["sql_(".into()],
         ..ReadOnly::default()
     })
-    .unwrap_err();
+    .err()
+    .unwrap();
     assert!(
         error
             .to_string()

@@ -1,30 +1,28 @@
 //! Truncation through a real dispatcher: huge, empty, exact-size, multibyte
 //! and JSON results, errors, per-tool limits, and bad limits.
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
-
 use hooks_core::prelude::*;
-use hooks_std::truncate::{self, ToolLimit, Truncate};
+use hooks_std::truncate::{ToolLimit, Truncate, Truncator};
 
 hooks_core::link!(hooks_std);
 
-/// The configuration is process-wide: tests take turns.
-static GLOBAL: Mutex<()> = Mutex::new(());
-
-fn turn() -> MutexGuard<'static, ()> {
-    GLOBAL.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-fn hooks() -> Hooks {
+/// A dispatcher running only the truncation hook, with these limits.
+fn hooks(truncator: Truncator) -> Hooks {
     Hooks::builder()
         .only(["hooks_std::truncate::cut"])
+        .state(truncator)
         .build()
         .unwrap()
 }
 
+/// With the default limits.
 fn after(tool: &'static str, result: Result<Value, String>) -> PostToolUse {
+    after_by(&hooks(Truncator::default()), tool, result)
+}
+
+fn after_by(hooks: &Hooks, tool: &'static str, result: Result<Value, String>) -> PostToolUse {
     let mut ctx = PostToolUse::new(&Session::new("s"), tool, json!({}), result);
-    dispatch_blocking(hooks().dispatch(&mut ctx));
+    dispatch_blocking(hooks.dispatch(&mut ctx));
     ctx
 }
 
@@ -37,7 +35,6 @@ fn dispatch_blocking(future: impl std::future::Future<Output = Outcome>) {
 
 #[test]
 fn a_huge_result_keeps_head_and_tail_and_says_what_was_cut() {
-    let _turn = turn();
     let text = format!("HEAD{}TAIL", "x".repeat(10_000_000));
     let ctx = after("read_file", Ok(json!(text)));
     let cut = ctx.result().unwrap().as_str().unwrap();
@@ -54,7 +51,6 @@ fn a_huge_result_keeps_head_and_tail_and_says_what_was_cut() {
 
 #[test]
 fn small_empty_and_exact_results_are_untouched() {
-    let _turn = turn();
     for result in [
         json!(""),
         json!(null),
@@ -72,7 +68,6 @@ fn small_empty_and_exact_results_are_untouched() {
 
 #[test]
 fn multibyte_text_is_cut_on_character_boundaries() {
-    let _turn = turn();
     let text = "日本語のテキスト🙂".repeat(5_000);
     let ctx = after("read_file", Ok(json!(text)));
     let cut = ctx.result().unwrap().as_str().unwrap();
@@ -83,7 +78,6 @@ fn multibyte_text_is_cut_on_character_boundaries() {
 
 #[test]
 fn json_results_stay_valid_json_of_the_same_shape() {
-    let _turn = turn();
     let rows: Vec<Value> = (0..20_000)
         .map(|i| json!({"id": i, "email": format!("user{i}@example.com")}))
         .collect();
@@ -109,7 +103,6 @@ fn serde_json_text(value: &Value) -> String {
 
 #[test]
 fn tool_errors_are_cut_too() {
-    let _turn = turn();
     let ctx = after("Bash", Err("E".repeat(50_000)));
     let message = ctx.result().unwrap_err();
     assert!(message.chars().count() <= 8_000);
@@ -118,32 +111,27 @@ fn tool_errors_are_cut_too() {
 
 #[test]
 fn per_tool_limits_and_bad_limits() {
-    let _turn = turn();
-    truncate::configure(Truncate {
-        max_chars: 1_000,
-        per_tool: vec![ToolLimit {
-            tools: "read_*".into(),
-            max_chars: 20_000,
-        }],
-    })
-    .unwrap();
-    let read = after("read_file", Ok(json!("r".repeat(15_000))));
-    let search = after("search", Ok(json!("s".repeat(15_000))));
-    let refused = truncate::configure(Truncate {
+    let hooks = hooks(
+        Truncator::new(Truncate {
+            max_chars: 1_000,
+            per_tool: vec![ToolLimit {
+                tools: "read_*".into(),
+                max_chars: 20_000,
+            }],
+        })
+        .unwrap(),
+    );
+    let read = after_by(&hooks, "read_file", Ok(json!("r".repeat(15_000))));
+    let search = after_by(&hooks, "search", Ok(json!("s".repeat(15_000))));
+    assert_eq!(read.result().unwrap().as_str().unwrap().len(), 15_000);
+    assert!(search.result().unwrap().as_str().unwrap().chars().count() <= 1_000);
+
+    let refused = Truncator::new(Truncate {
         max_chars: 50,
         per_tool: Vec::new(),
     });
-    let still = after("search", Ok(json!("s".repeat(15_000))));
-    truncate::configure(Truncate::default()).unwrap();
-
-    assert_eq!(read.result().unwrap().as_str().unwrap().len(), 15_000);
-    assert!(search.result().unwrap().as_str().unwrap().chars().count() <= 1_000);
     assert_eq!(
-        refused.unwrap_err().to_string(),
+        refused.err().unwrap().to_string(),
         "truncate configuration: `max_chars` is 50 characters; the smallest limit is 200"
-    );
-    assert!(
-        still.result().unwrap().as_str().unwrap().chars().count() <= 1_000,
-        "a refused configuration changes nothing"
     );
 }

@@ -1,5 +1,5 @@
 //! `describe()`: every hook of a dispatcher with name, event, priority,
-//! matcher, group, failure policy, kind and origin, as a table and as JSON.
+//! matcher, group, failure policy, kind, state and origin, as a table and as JSON.
 
 use std::time::Duration;
 
@@ -22,12 +22,21 @@ async fn slow_stop(_: &mut Stop) {
     tokio::task::yield_now().await;
 }
 
+struct Budget;
+
+#[post_tool_use(group = "describe", priority = 5)]
+fn budgeted<'s>(_: &mut PostToolUse, _budget: &'s Budget) -> Deferred<'s, ()> {
+    Deferred::Ready(())
+}
+
 fn hooks() -> Hooks {
     Hooks::builder()
         .groups(["describe"])
+        .state(Budget)
         .hook(
             Hook::new_async("runtime_check", |_: &mut PostToolUse| Box::pin(async {}))
                 .matches("*")
+                .group("describe")
                 .timeout(Duration::from_millis(900)),
         )
         .build()
@@ -38,7 +47,7 @@ fn hooks() -> Hooks {
 fn each_hook_is_described() {
     let description = hooks().describe();
     let hooks = description.hooks();
-    assert_eq!(hooks.len(), 3);
+    assert_eq!(hooks.len(), 4);
 
     let audited = &hooks[0];
     assert_eq!(audited.event, EventKind::PreToolUse);
@@ -64,8 +73,14 @@ fn each_hook_is_described() {
     assert_eq!(runtime.origin, Origin::Runtime);
     assert_eq!(runtime.on_error, OnError::Continue);
     assert_eq!(runtime.timeout_ms, Some(900));
+    assert!(runtime.state.is_empty());
 
-    let stop = &hooks[2];
+    let budgeted = &hooks[2];
+    assert_eq!(budgeted.name, "describe::budgeted");
+    assert!(budgeted.asynchronous && budgeted.deferred);
+    assert_eq!(budgeted.state, ["describe::Budget"]);
+
+    let stop = &hooks[3];
     assert_eq!(
         (stop.event, stop.name.as_str()),
         (EventKind::Stop, "describe::slow_stop")
@@ -78,10 +93,10 @@ fn each_hook_is_described() {
 fn the_table_lines_up() {
     let table = hooks().describe().to_string();
     let lines: Vec<&str> = table.lines().collect();
-    assert_eq!(lines.len(), 4, "{table}");
+    assert_eq!(lines.len(), 5, "{table}");
     assert!(lines[0].starts_with("event "));
     for column in [
-        "priority", "name", "matches", "group", "on_error", "kind", "origin",
+        "priority", "name", "matches", "group", "on_error", "kind", "state", "origin",
     ] {
         assert!(lines[0].contains(column), "{table}");
     }
@@ -92,7 +107,11 @@ fn the_table_lines_up() {
     );
     assert_eq!(&lines[2][origin_column..], "runtime");
     assert!(lines[1].contains("sql_*|Bash(git push*)"));
-    assert!(lines[3].contains("async 250ms"), "{table}");
+    assert!(
+        lines[3].contains("deferred") && lines[3].contains(" Budget "),
+        "{table}"
+    );
+    assert!(lines[4].contains("async 250ms"), "{table}");
 }
 
 #[test]
@@ -109,7 +128,9 @@ fn the_json_has_every_field() {
             "on_error": "continue",
             "timeout_ms": null,
             "asynchronous": false,
+            "deferred": false,
             "observer": false,
+            "state": [],
             "origin": {"kind": "linked", "file": "tests/tests/describe.rs", "line": AUDITED_LINE},
         })
     );

@@ -161,7 +161,9 @@ fn a_failing_observer_is_logged_and_changes_nothing() {
     // And a denial stays a denial when an observer fails after it.
     let hooks = Hooks::builder()
         .groups(["failing_observer"])
-        .hook(Hook::new("deny", |_: &mut PreToolUse| Decision::deny("no")))
+        .hook(
+            Hook::new("deny", |_: &mut PreToolUse| Decision::deny("no")).group("failing_observer"),
+        )
         .build()
         .unwrap();
     let outcome =

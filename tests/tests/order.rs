@@ -53,11 +53,22 @@ fn linked_hooks_run_by_priority_then_name() {
 fn runtime_hooks_join_the_same_order() {
     let hooks = Hooks::builder()
         .groups(["order"])
-        .hook(Hook::new("aardvark", |ctx: &mut PreToolUse| {
-            ctx.inject("aardvark");
-        }))
-        .hook(Hook::new("mike", |ctx: &mut PreToolUse| ctx.inject("mike")).priority(5))
-        .hook(Hook::new("first", |ctx: &mut PreToolUse| ctx.inject("first")).priority(i32::MIN))
+        .hook(
+            Hook::new("aardvark", |ctx: &mut PreToolUse| {
+                ctx.inject("aardvark");
+            })
+            .group("order"),
+        )
+        .hook(
+            Hook::new("mike", |ctx: &mut PreToolUse| ctx.inject("mike"))
+                .priority(5)
+                .group("order"),
+        )
+        .hook(
+            Hook::new("first", |ctx: &mut PreToolUse| ctx.inject("first"))
+                .priority(i32::MIN)
+                .group("order"),
+        )
         .build()
         .unwrap();
     assert_eq!(
@@ -68,14 +79,52 @@ fn runtime_hooks_join_the_same_order() {
     );
 }
 
+/// Every ordering of `items`.
+fn permutations(items: &[(&'static str, i32)]) -> Vec<Vec<(&'static str, i32)>> {
+    if items.len() <= 1 {
+        return vec![items.to_vec()];
+    }
+    let mut all = Vec::new();
+    for (at, item) in items.iter().enumerate() {
+        let mut rest = items.to_vec();
+        rest.remove(at);
+        for mut tail in permutations(&rest) {
+            tail.insert(0, *item);
+            all.push(tail);
+        }
+    }
+    all
+}
+
 #[test]
-fn the_order_is_the_same_on_every_build() {
-    // Rebuilding in one process reads the same link order every time, so
-    // only the expected order itself, fixed by (priority, name) and not by
-    // how the linker laid the hooks out, shows this.
-    let hooks = Hooks::builder().groups(["order"]).build().unwrap();
-    assert_eq!(
-        names(&hooks),
-        ["yankee", "alpha", "bravo", "charlie", "zulu"]
-    );
+fn the_order_does_not_depend_on_the_order_hooks_arrive_in() {
+    // The linker's layout cannot be changed from inside one process, but the
+    // order runtime hooks are added in can, and both go through the same
+    // sort: every one of the 120 arrival orders must dispatch alike, with
+    // ties on priority broken by name.
+    let hooks = [
+        ("delta", 0),
+        ("alpha", 0),
+        ("echo", -1),
+        ("charlie", 7),
+        ("bravo", 0),
+    ];
+    for arrival in permutations(&hooks) {
+        let builder = arrival.iter().fold(
+            Hooks::builder().without_linked(),
+            |builder, &(name, priority)| {
+                builder.hook(
+                    Hook::new(name, move |ctx: &mut PreToolUse| ctx.inject(name))
+                        .priority(priority),
+                )
+            },
+        );
+        let hooks = builder.build().unwrap();
+        assert_eq!(
+            order(&hooks),
+            ["echo", "alpha", "bravo", "delta", "charlie"],
+            "added in the order {arrival:?}"
+        );
+        assert_eq!(names(&hooks), order(&hooks));
+    }
 }

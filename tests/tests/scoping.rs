@@ -1,8 +1,11 @@
-//! Scoping: a dispatcher can hold all linked hooks or a subset (by group, by
-//! name, without some), and a filter that names nothing is an error, not a no-op.
+//! Scoping: a dispatcher can hold all hooks or a subset (by group, by name,
+//! without some), runtime hooks scoped exactly as linked ones, and a filter
+//! that names nothing is an error, not a no-op.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hooks_core::prelude::*;
-use hooks_core::{BuildProblem, EventKind};
+use hooks_core::{BuildProblem, EventKind, HooksBuilder};
 use hooks_tests::{block_on, names};
 
 #[pre_tool_use(group = "billing")]
@@ -73,9 +76,75 @@ fn without_linked_keeps_runtime_hooks_only() {
 }
 
 #[test]
+fn without_groups_leaves_a_group_out() {
+    let hooks = Hooks::builder()
+        .without_groups(["billing"])
+        .build()
+        .unwrap();
+    assert_eq!(
+        names(&hooks),
+        ["scoping::search_guard", "scoping::ungrouped"]
+    );
+}
+
+/// Two runtime hooks, one in group `billing`, one in no group.
+fn with_runtime_hooks() -> HooksBuilder {
+    Hooks::builder()
+        .hook(Hook::new("runtime_billing", |_: &mut PreToolUse| {}).group("billing"))
+        .hook(Hook::new("runtime_loose", |_: &mut PreToolUse| {}))
+}
+
+#[test]
+fn runtime_hooks_are_scoped_exactly_as_linked_ones() {
+    let hooks = with_runtime_hooks().groups(["billing"]).build().unwrap();
+    assert_eq!(
+        names(&hooks),
+        [
+            "runtime_billing",
+            "scoping::billing_guard",
+            "scoping::billing_audit"
+        ]
+    );
+    let hooks = with_runtime_hooks()
+        .without_groups(["billing"])
+        .build()
+        .unwrap();
+    assert_eq!(
+        names(&hooks),
+        [
+            "runtime_loose",
+            "scoping::search_guard",
+            "scoping::ungrouped"
+        ]
+    );
+    let hooks = with_runtime_hooks()
+        .only(["runtime_loose", "scoping::ungrouped"])
+        .build()
+        .unwrap();
+    assert_eq!(names(&hooks), ["runtime_loose", "scoping::ungrouped"]);
+    let hooks = with_runtime_hooks()
+        .without(["runtime_loose"])
+        .without_linked()
+        .build()
+        .unwrap();
+    assert_eq!(names(&hooks), ["runtime_billing"]);
+}
+
+#[test]
+fn a_group_only_a_runtime_hook_is_in_is_a_known_group() {
+    let hooks = Hooks::builder()
+        .hook(Hook::new("tenant_guard", |_: &mut PreToolUse| {}).group("tenant_a"))
+        .groups(["tenant_a"])
+        .build()
+        .unwrap();
+    assert_eq!(names(&hooks), ["tenant_guard"]);
+}
+
+#[test]
 fn filters_naming_nothing_are_errors() {
     let err = Hooks::builder()
         .groups(["biling"])
+        .without_groups(["serch"])
         .only(["scoping::billing_gaurd"])
         .without(["nope"])
         .build()
@@ -92,17 +161,22 @@ fn filters_naming_nothing_are_errors() {
                 name: "nope".into()
             },
             BuildProblem::UnknownGroup {
+                filter: "groups",
                 group: "biling".into()
+            },
+            BuildProblem::UnknownGroup {
+                filter: "without_groups",
+                group: "serch".into()
             },
         ]
     );
     let text = err.to_string();
     assert!(
-        text.starts_with("the hooks dispatcher cannot be built (3 problems)"),
+        text.starts_with("the hooks dispatcher cannot be built (4 problems)"),
         "{text}"
     );
     assert!(
-        text.contains("`groups` names group `biling`, which no linked hook is in"),
+        text.contains("`groups` names group `biling`, which no hook is in"),
         "{text}"
     );
 }
@@ -150,22 +224,38 @@ fn duplicate_names_on_one_event_are_refused() {
         .unwrap();
 }
 
+#[derive(Default)]
+struct Calls(AtomicUsize);
+
 #[test]
-fn sub_agents_share_the_parents_dispatcher() {
+fn sub_agents_share_the_parents_dispatcher_and_its_state() {
     let hooks = Hooks::builder()
-        .groups(["billing"])
-        .hook(Hook::new("who", |ctx: &mut PreToolUse| {
-            let agent = ctx.session().agent_id().to_owned();
-            ctx.inject(agent);
-        }))
+        .without_linked()
+        .state(Calls::default())
+        .hook(Hook::new(
+            "count_and_name",
+            |ctx: &mut PreToolUse, calls: &Calls| {
+                calls.0.fetch_add(1, Ordering::Relaxed);
+                let agent = ctx.session().agent_id().to_owned();
+                ctx.inject(agent);
+            },
+        ))
         .build()
         .unwrap();
     let for_sub_agent = hooks.clone();
-    assert_eq!(names(&for_sub_agent), names(&hooks));
-    let child = Session::new("s").with_user("u").sub_agent("researcher");
+    let parent = Session::new("s").with_user("u");
+    let child = parent.sub_agent("researcher");
     assert_eq!(child.parent_agent_id(), Some("main"));
-    // The clone runs the parent's hooks, and they see the sub-agent.
-    let mut ctx = PreToolUse::new(&child, "search", json!({}));
-    assert!(block_on(for_sub_agent.dispatch(&mut ctx)).is_continue());
-    assert_eq!(ctx.injected().text(), "researcher");
+
+    let mut by_parent = PreToolUse::new(&parent, "search", json!({}));
+    assert!(block_on(hooks.dispatch(&mut by_parent)).is_continue());
+    let mut by_child = PreToolUse::new(&child, "search", json!({}));
+    assert!(block_on(for_sub_agent.dispatch(&mut by_child)).is_continue());
+
+    // The clone runs the parent's hooks, and they see the sub-agent...
+    assert_eq!(by_parent.injected().text(), "main");
+    assert_eq!(by_child.injected().text(), "researcher");
+    // ...with the parent's state: both calls counted in one place, which a
+    // dispatcher built anew (or a deep copy) would not do.
+    assert_eq!(hooks.state::<Calls>().unwrap().0.load(Ordering::Relaxed), 2);
 }

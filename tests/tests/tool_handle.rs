@@ -27,7 +27,8 @@ fn with_noise(noise: usize) -> Hooks {
                 Hook::new(format!("noise_{i:04}"), |_: &mut PreToolUse| -> Decision {
                     Decision::deny("a non-matching hook ran")
                 })
-                .matches(format!("other_tool_{i}")),
+                .matches(format!("other_tool_{i}"))
+                .group("handle"),
             )
         })
         .build()

@@ -36,7 +36,8 @@ fn the_first_deny_stops_the_chain() {
             Hook::new("runtime_after", move |_: &mut PreToolUse| {
                 counter.fetch_add(1, Ordering::SeqCst);
             })
-            .priority(100),
+            .priority(100)
+            .group("veto"),
         )
         .build()
         .unwrap();

@@ -1,7 +1,5 @@
 //! The example's hooks: what a team would write for its own agent.
 
-use std::sync::LazyLock;
-
 use hooks_core::prelude::*;
 use hooks_std::redact::Redactor;
 
@@ -67,14 +65,17 @@ fn anchor_paths(ctx: &mut PreToolUse) {
 }
 
 /// Keys never reach the model, even when a file holds them: the same
-/// redaction the audit log applies, from `hooks_std`.
+/// redaction the audit log applies, from `hooks_std`, given to the
+/// dispatcher as state (`.state(Redactor::default())`).
 #[post_tool_use(matches = "read_file")]
-fn redact_keys(ctx: &mut PostToolUse) {
-    static REDACTOR: LazyLock<Redactor> = LazyLock::new(Redactor::default);
-    if let Ok(Value::String(text)) = ctx.result_mut()
-        && let Some(redacted) = REDACTOR.redact_text(text)
-    {
-        *text = redacted;
+fn redact_keys(ctx: &mut PostToolUse, redactor: &Redactor) {
+    let redacted = match ctx.result() {
+        Ok(Value::String(text)) => redactor.redact_text(text),
+        _ => None,
+    };
+    // Only a real change is written, so only a real change is recorded as a rewrite.
+    if let Some(redacted) = redacted {
+        *ctx.result_mut() = Ok(Value::String(redacted));
     }
 }
 

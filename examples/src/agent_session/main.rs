@@ -18,9 +18,10 @@ use std::time::Duration;
 
 use hooks_core::ApprovalOutcome;
 use hooks_core::prelude::*;
-use hooks_std::approval::{self, Answer, Approvals, ScriptedChannel, TerminalChannel};
-use hooks_std::audit::{self, Audit};
-use hooks_std::rate_limit::{self, By, RateLimit, Rule};
+use hooks_std::approval::{Answer, ApprovalGate, Approvals, ScriptedChannel, TerminalChannel};
+use hooks_std::audit::{Audit, Auditor};
+use hooks_std::rate_limit::{By, RateLimit, RateLimiter, Rule};
+use hooks_std::redact::Redactor;
 
 use script::{TOOLS, Turn};
 
@@ -91,12 +92,14 @@ fn config_path() -> Option<String> {
         .and_then(|at| args.get(at + 1).cloned())
 }
 
-/// Configures the standard hooks and builds the dispatcher.
+/// Configures the standard hooks and builds the dispatcher. Every policy is
+/// a value this dispatcher owns: another dispatcher in the same process
+/// (another tenant, a test) could hold other ones.
 fn setup() -> Result<(Hooks, PathBuf), Box<dyn std::error::Error>> {
     let scratch = std::env::temp_dir().join(format!("hooks-agent-session-{}", std::process::id()));
     std::fs::create_dir_all(&scratch)?;
     let audit_log = scratch.join("audit.jsonl");
-    audit::configure(Audit {
+    let auditor = Auditor::from_config(Audit {
         path: audit_log.clone(),
         ..Audit::default()
     })?;
@@ -104,7 +107,7 @@ fn setup() -> Result<(Hooks, PathBuf), Box<dyn std::error::Error>> {
     // terminal (or from another one: `hooks-approve --db <file> approve <id>`);
     // otherwise a scripted reviewer answers, so a CI run never waits.
     let database = scratch.join("approvals.sqlite3");
-    let gate = approval::configure(Approvals {
+    let gate = ApprovalGate::open(&Approvals {
         tools: vec!["payments_*".into()],
         database: database.clone(),
         ..Approvals::default()
@@ -122,7 +125,7 @@ fn setup() -> Result<(Hooks, PathBuf), Box<dyn std::error::Error>> {
         }))
     };
     // Searches are cheap for us and expensive for the search provider.
-    rate_limit::configure(RateLimit {
+    let limiter = RateLimiter::new(RateLimit {
         rules: vec![
             Rule::new(60, Duration::from_secs(60)),
             Rule::new(2, Duration::from_secs(60))
@@ -130,7 +133,12 @@ fn setup() -> Result<(Hooks, PathBuf), Box<dyn std::error::Error>> {
                 .by([By::User]),
         ],
     })?;
-    let mut builder = Hooks::builder().approver(gate);
+    let mut builder = Hooks::builder()
+        .state(auditor)
+        .state(limiter)
+        .state(gate.policy().clone())
+        .state(Redactor::default())
+        .approver(gate);
     if let Some(path) = config_path() {
         let config = hooks_config::load(&path)?;
         println!("Loaded {} hooks from {path}\n", config.len());

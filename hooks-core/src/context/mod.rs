@@ -1,10 +1,15 @@
-//! The seven hook contexts. Each is both the data a hook receives and the type
-//! naming its event (`#[pre_tool_use]` hooks take `&mut PreToolUse`).
+//! The hook contexts, one per event. Each is both the data a hook receives
+//! and the type naming its event (`#[pre_tool_use]` hooks take `&mut PreToolUse`).
 //!
 //! Every context carries the [`Session`](crate::Session) and the event's own
 //! data, serializes to JSON (for command and HTTP hooks), and keeps a trail of
 //! what hooks did to it: [`rewrites`](PreToolUse::rewrites) naming the hook
 //! behind each change, injected context, failures let through, approvals.
+//!
+//! A context type is written by hand (its fields and accessors); what every
+//! context has — the session, the trail, `inject` on events that may inject —
+//! is generated here from the event table. Each context has a `session` and a
+//! `trail` field.
 
 mod model;
 mod prompt;
@@ -17,58 +22,31 @@ pub use model::PreModelRequest;
 pub use prompt::UserPromptSubmit;
 pub use session::{SessionEnd, SessionStart};
 pub use stop::Stop;
-pub use tool::{PostToolUse, PreToolUse, ToolCall};
+pub use tool::{PostToolUse, PreToolUse};
 pub use trail::{DEFAULT_INJECTION_BUDGET, HookFailure, Injected, InjectionCut, Rewrite, Trail};
 
-/// Implements [`Event`](crate::Event) and the trail accessors for a context.
-macro_rules! context {
-    ($ty:ident, $kind:ident, $slice:ident, $table:ident $(, $extra:ident)*) => {
-        impl $crate::event::sealed::Sealed for $ty {}
+pub use crate::matcher::ToolCall;
 
-        impl $crate::event::Event for $ty {
-            const KIND: $crate::EventKind = $crate::EventKind::$kind;
-
-            fn session(&self) -> &$crate::Session {
-                &self.session
-            }
-
-            fn __linked() -> &'static [$crate::registry::LinkedHook<Self>] {
-                &$crate::registry::$slice
-            }
-
-            fn __table(tables: &$crate::table::Tables) -> &$crate::table::Table<Self> {
-                &tables.$table
-            }
-
-            fn __table_mut(tables: &mut $crate::table::Tables) -> &mut $crate::table::Table<Self> {
-                &mut tables.$table
-            }
-
-            fn __trail(&mut self) -> &mut $crate::context::Trail {
-                &mut self.trail
-            }
-
-            $($crate::context::context!(@$extra);)*
-        }
-
-        impl $ty {
+macro_rules! common {
+    ($($kind:ident { attr: $attr:ident, slice: $slice:ident, block: $block:tt, tool: $tool:tt, inject: $inject:tt, $($rest:tt)* })*) => {$(
+        impl $kind {
             /// The session this event belongs to.
-            pub fn session(&self) -> &$crate::Session {
+            pub fn session(&self) -> &crate::session::Session {
                 &self.session
             }
 
             /// Every rewrite so far, in order, naming the hook that made it.
-            pub fn rewrites(&self) -> &[$crate::context::Rewrite] {
+            pub fn rewrites(&self) -> &[Rewrite] {
                 self.trail.rewrites()
             }
 
             /// Hook failures let through by a `continue` failure policy.
-            pub fn failures(&self) -> &[$crate::context::HookFailure] {
+            pub fn failures(&self) -> &[HookFailure] {
                 self.trail.failures()
             }
 
             /// Approvals asked for during dispatch, with their answers.
-            pub fn approvals(&self) -> &[$crate::ApprovalRecord] {
+            pub fn approvals(&self) -> &[crate::verdict::ApprovalRecord] {
                 self.trail.approvals()
             }
 
@@ -77,23 +55,23 @@ macro_rules! context {
             /// Observers run after the decision, so they can record it; to
             /// every other hook (and after dispatch) this is `None`: the
             /// outcome is what `dispatch` returns.
-            pub fn denial(&self) -> Option<&$crate::Denial> {
+            pub fn denial(&self) -> Option<&crate::verdict::Denial> {
                 self.trail.denial()
             }
+
+            pub(crate) fn trail_mut(&mut self) -> &mut Trail {
+                &mut self.trail
+            }
         }
-    };
-    (@tool_call) => {
-        fn __tool_call(&self) -> Option<$crate::context::ToolCall<'_>> {
-            Some($crate::context::ToolCall::new(&self.tool, &self.args))
-        }
-    };
-    (@inject) => {};
+        injectable!($inject, $kind);
+    )*};
 }
 
 /// Adds `inject` and `injected` to a context whose event may inject context.
 macro_rules! injectable {
-    ($ty:ident) => {
-        impl $ty {
+    (false, $kind:ident) => {};
+    (true, $kind:ident) => {
+        impl $kind {
             /// Adds context for the model, after what earlier hooks added.
             ///
             /// All hooks of one event share a byte budget (10 KiB unless the
@@ -105,11 +83,11 @@ macro_rules! injectable {
             }
 
             /// What hooks injected so far.
-            pub fn injected(&self) -> &$crate::context::Injected {
+            pub fn injected(&self) -> &Injected {
                 self.trail.injected()
             }
         }
     };
 }
 
-pub(crate) use {context, injectable};
+hooks_events::for_each_event!(common);

@@ -4,7 +4,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::Trail;
-use crate::Session;
+use crate::session::Session;
 
 /// The context of `#[pre_model_request]` hooks: a request to the model is about to go out.
 ///
@@ -26,11 +26,11 @@ use crate::Session;
 #[derive(Debug, Serialize)]
 #[serde(tag = "event", rename = "pre_model_request")]
 pub struct PreModelRequest {
-    session: Session,
+    pub(crate) session: Session,
     tools: Vec<Cow<'static, str>>,
     params: Value,
     #[serde(skip)]
-    trail: Trail,
+    pub(crate) trail: Trail,
 }
 
 impl PreModelRequest {
@@ -78,11 +78,3 @@ impl PreModelRequest {
         &mut self.params
     }
 }
-
-super::context!(
-    PreModelRequest,
-    PreModelRequest,
-    __HOOKS_CORE_V1_PRE_MODEL_REQUEST,
-    pre_model_request
-);
-super::injectable!(PreModelRequest);

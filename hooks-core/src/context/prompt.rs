@@ -1,7 +1,7 @@
 use serde::Serialize;
 
 use super::Trail;
-use crate::Session;
+use crate::session::Session;
 
 /// The context of `#[user_prompt_submit]` hooks: the user submitted a prompt.
 ///
@@ -9,10 +9,10 @@ use crate::Session;
 #[derive(Debug, Serialize)]
 #[serde(tag = "event", rename = "user_prompt_submit")]
 pub struct UserPromptSubmit {
-    session: Session,
+    pub(crate) session: Session,
     prompt: String,
     #[serde(skip)]
-    trail: Trail,
+    pub(crate) trail: Trail,
 }
 
 impl UserPromptSubmit {
@@ -41,11 +41,3 @@ impl UserPromptSubmit {
         self.prompt
     }
 }
-
-super::context!(
-    UserPromptSubmit,
-    UserPromptSubmit,
-    __HOOKS_CORE_V1_USER_PROMPT_SUBMIT,
-    user_prompt_submit
-);
-super::injectable!(UserPromptSubmit);

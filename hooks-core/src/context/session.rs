@@ -3,7 +3,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 
 use super::Trail;
-use crate::Session;
+use crate::session::Session;
 
 /// The context of `#[session_start]` hooks: a session begins.
 ///
@@ -12,10 +12,10 @@ use crate::Session;
 #[derive(Debug, Serialize)]
 #[serde(tag = "event", rename = "session_start")]
 pub struct SessionStart {
-    session: Session,
+    pub(crate) session: Session,
     source: Cow<'static, str>,
     #[serde(skip)]
-    trail: Trail,
+    pub(crate) trail: Trail,
 }
 
 impl SessionStart {
@@ -41,24 +41,16 @@ impl SessionStart {
     }
 }
 
-super::context!(
-    SessionStart,
-    SessionStart,
-    __HOOKS_CORE_V1_SESSION_START,
-    session_start
-);
-super::injectable!(SessionStart);
-
 /// The context of `#[session_end]` hooks: the session is over.
 ///
 /// Hooks can neither block nor inject: there is no next turn.
 #[derive(Debug, Serialize)]
 #[serde(tag = "event", rename = "session_end")]
 pub struct SessionEnd {
-    session: Session,
+    pub(crate) session: Session,
     reason: Cow<'static, str>,
     #[serde(skip)]
-    trail: Trail,
+    pub(crate) trail: Trail,
 }
 
 impl SessionEnd {
@@ -76,10 +68,3 @@ impl SessionEnd {
         &self.reason
     }
 }
-
-super::context!(
-    SessionEnd,
-    SessionEnd,
-    __HOOKS_CORE_V1_SESSION_END,
-    session_end
-);

@@ -1,7 +1,7 @@
 use serde::Serialize;
 
 use super::Trail;
-use crate::Session;
+use crate::session::Session;
 
 /// The context of `#[stop]` hooks: the agent wants to stop.
 ///
@@ -11,13 +11,13 @@ use crate::Session;
 #[derive(Debug, Serialize)]
 #[serde(tag = "event", rename = "stop")]
 pub struct Stop {
-    session: Session,
+    pub(crate) session: Session,
     #[serde(skip_serializing_if = "Option::is_none")]
     last_message: Option<String>,
     #[allow(clippy::struct_field_names)] // the name Claude Code hook scripts read
     stop_hook_active: bool,
     #[serde(skip)]
-    trail: Trail,
+    pub(crate) trail: Trail,
 }
 
 impl Stop {
@@ -55,6 +55,3 @@ impl Stop {
         self.stop_hook_active
     }
 }
-
-super::context!(Stop, Stop, __HOOKS_CORE_V1_STOP, stop);
-super::injectable!(Stop);

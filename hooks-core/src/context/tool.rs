@@ -5,8 +5,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{Rewrite, Trail};
-use crate::ApprovalRecord;
-use crate::Session;
+use crate::matcher::ToolCall;
+use crate::session::Session;
+use crate::verdict::ApprovalRecord;
 
 /// The context of `#[pre_tool_use]` hooks: a tool is about to run.
 ///
@@ -14,11 +15,11 @@ use crate::Session;
 #[derive(Debug, Serialize)]
 #[serde(tag = "event", rename = "pre_tool_use")]
 pub struct PreToolUse {
-    session: Session,
+    pub(crate) session: Session,
     tool: Cow<'static, str>,
     args: Value,
     #[serde(skip)]
-    trail: Trail,
+    pub(crate) trail: Trail,
 }
 
 impl PreToolUse {
@@ -59,21 +60,6 @@ impl PreToolUse {
     }
 }
 
-super::context!(
-    PreToolUse,
-    PreToolUse,
-    __HOOKS_CORE_V1_PRE_TOOL_USE,
-    pre_tool_use,
-    tool_call
-);
-super::injectable!(PreToolUse);
-
-impl crate::ToolEvent for PreToolUse {
-    fn tool(&self) -> &str {
-        &self.tool
-    }
-}
-
 /// The context of `#[post_tool_use]` hooks: a tool has run.
 ///
 /// Hooks cannot block (the tool already ran) but may rewrite the result or
@@ -81,7 +67,7 @@ impl crate::ToolEvent for PreToolUse {
 #[derive(Debug, Serialize)]
 #[serde(tag = "event", rename = "post_tool_use")]
 pub struct PostToolUse {
-    session: Session,
+    pub(crate) session: Session,
     tool: Cow<'static, str>,
     args: Value,
     result: Result<Value, String>,
@@ -95,7 +81,7 @@ pub struct PostToolUse {
     #[serde(skip)]
     before: Before,
     #[serde(skip)]
-    trail: Trail,
+    pub(crate) trail: Trail,
 }
 
 /// What pre-tool-use hooks did to a call, carried into its `PostToolUse`.
@@ -201,54 +187,5 @@ impl PostToolUse {
     /// The final result, for the model.
     pub fn into_result(self) -> Result<Value, String> {
         self.result
-    }
-}
-
-super::context!(
-    PostToolUse,
-    PostToolUse,
-    __HOOKS_CORE_V1_POST_TOOL_USE,
-    post_tool_use,
-    tool_call
-);
-super::injectable!(PostToolUse);
-
-impl crate::ToolEvent for PostToolUse {
-    fn tool(&self) -> &str {
-        &self.tool
-    }
-}
-
-/// A tool call as matchers see it.
-#[derive(Debug, Clone, Copy)]
-pub struct ToolCall<'a> {
-    tool: &'a str,
-    args: &'a Value,
-}
-
-impl<'a> ToolCall<'a> {
-    /// The arguments that may be a call's subject, in the order they are looked for.
-    pub const SUBJECT_KEYS: [&'static str; 4] = ["command", "file_path", "path", "url"];
-
-    /// A view of a call.
-    pub fn new(tool: &'a str, args: &'a Value) -> Self {
-        ToolCall { tool, args }
-    }
-
-    /// The tool's name.
-    pub fn tool(&self) -> &'a str {
-        self.tool
-    }
-
-    /// The arguments.
-    pub fn args(&self) -> &'a Value {
-        self.args
-    }
-
-    /// The first of the [`SUBJECT_KEYS`](Self::SUBJECT_KEYS) arguments that is a string.
-    pub fn subject(&self) -> Option<&'a str> {
-        Self::SUBJECT_KEYS
-            .iter()
-            .find_map(|key| self.args.get(key).and_then(Value::as_str))
     }
 }

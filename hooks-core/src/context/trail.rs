@@ -6,10 +6,9 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use smallvec::SmallVec;
 
-use crate::approval::ApprovalRecord;
-use crate::failure::HookError;
 use crate::name::HookName;
-use crate::outcome::Denial;
+use crate::verdict::HookError;
+use crate::verdict::{ApprovalRecord, Denial};
 
 /// The default budget for context injected by all hooks of one event: 10 KiB.
 pub const DEFAULT_INJECTION_BUDGET: usize = 10 * 1024;

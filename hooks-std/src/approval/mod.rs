@@ -4,9 +4,11 @@
 //! Two halves. The hook `approval::gate` decides whether a call needs a
 //! person — its tool matches [`Approvals::tools`], or the session's metadata
 //! (`requires_confirmation`: `true`, or a list of patterns) flags it — and if
-//! so returns [`Decision::Ask`](hooks_core::Decision::Ask). The core then
-//! asks the [`ApprovalGate`], the [`Approver`] you give the builder, which
-//! owns the state machine:
+//! so returns [`Decision::Ask`](hooks_core::Decision::Ask). What it flags is
+//! an [`ApprovalPolicy`], state of the dispatcher. The core then asks the
+//! [`ApprovalGate`], the [`Approver`](hooks_core::Approver) you give the
+//! builder, which owns the state machine over an [`ApprovalStore`]
+//! (SQLite by default, every operation off the executor thread):
 //!
 //! 1. a yes "for this session" for this tool answers at once;
 //! 2. a request for the same call (same session, tool and arguments) already
@@ -24,57 +26,53 @@
 //! so the audit log shows who answered. A store that cannot be opened or
 //! written — corrupt, locked past the busy timeout — denies, naming the file.
 //!
+//! Both halves come from one [`Approvals`] configuration:
+//!
 //! ```no_run
 //! use hooks_core::prelude::*;
-//! use hooks_std::approval::{self, Approvals, CliChannel};
+//! use hooks_std::approval::{ApprovalGate, Approvals, CliChannel};
 //!
 //! hooks_core::link!(hooks_std);
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let gate = approval::configure(Approvals {
+//! let config = Approvals {
 //!     tools: vec!["payments_*".into(), "deploy_*".into()],
 //!     ..Approvals::default()
-//! })?
-//! .channel(CliChannel); // answered with `hooks-approve approve <id>`
-//! let hooks = Hooks::builder().approver(gate).build()?;
+//! };
+//! let gate = ApprovalGate::open(&config)?.channel(CliChannel); // answered with `hooks-approve approve <id>`
+//! let hooks = Hooks::builder()
+//!     .state(gate.policy().clone()) // what needs a person
+//!     .approver(gate)                // who asks, and remembers the answers
+//!     .build()?;
 //! # drop(hooks);
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! A dispatcher given no [`ApprovalPolicy`] flags the default tools; with no
+//! approver, every flagged call is denied.
 
 mod channel;
+mod gate;
+mod sqlite;
 pub mod store;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use hooks_core::prelude::*;
-use hooks_core::{ApprovalRequest, Approver, BoxFuture, Matcher, ToolCall};
+use hooks_core::{Matcher, ToolCall};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 pub use channel::{Answer, Channel, CliChannel, ScriptedChannel, TerminalChannel};
-use store::{NewRequest, Request, Status, Store, StoreError};
+pub use gate::ApprovalGate;
+pub use sqlite::{Database, SqliteStore};
+pub use store::{ApprovalStore, Grant, Request, Scope, Status, StoreError};
 
 use crate::config::{ConfigError, matchers};
 use crate::redact::Redactor;
-use crate::setting::Setting;
-
-static SETTINGS: Setting<Compiled> = Setting::new();
-
-/// Configures the `approval::gate` hook and opens the store, returning the
-/// gate to set as the dispatcher's approver. Bad patterns or durations, or
-/// a database that cannot be opened, are refused and nothing changes: every
-/// setting is checked before the store is touched.
-pub fn configure(config: Approvals) -> Result<ApprovalGate, ConfigError> {
-    // The patterns here, the durations first thing in `open`.
-    let tools = matchers("approval", "tools", &config.tools)?;
-    let gate = ApprovalGate::open(&config)?;
-    SETTINGS.set(Compiled::new(tools, config));
-    Ok(gate)
-}
 
 /// Configuration of the approval gate (the `[approval]` table of a config file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -134,17 +132,18 @@ pub enum OnRestart {
     /// Expire them all when the gate opens.
     Expire,
 }
-
-struct Compiled {
-    tools: Vec<Matcher>,
+/// What needs a person, compiled: the state the `approval::gate` hook reads.
+#[derive(Clone)]
+pub struct ApprovalPolicy {
+    tools: Arc<[Matcher]>,
     metadata_key: String,
     timeout: Duration,
-    redactor: Redactor,
+    redactor: Arc<Redactor>,
 }
 
 impl Approvals {
     /// Refuses durations the gate cannot work with.
-    fn check_durations(&self) -> Result<(), ConfigError> {
+    pub(crate) fn check_durations(&self) -> Result<(), ConfigError> {
         if self.timeout.is_zero() {
             return Err(ConfigError::new(
                 "approval",
@@ -161,13 +160,37 @@ impl Approvals {
     }
 }
 
-impl Compiled {
-    fn new(tools: Vec<Matcher>, config: Approvals) -> Self {
-        Compiled {
-            tools,
-            metadata_key: config.metadata_key,
+impl Default for ApprovalPolicy {
+    /// [`Approvals::default`]: payments, refunds, transfers and deploys, five minutes.
+    fn default() -> Self {
+        Self::new(&Approvals::default()).expect("the defaults are valid")
+    }
+}
+
+hooks_core::default_state!(ApprovalPolicy, ApprovalPolicy::defaults);
+
+impl ApprovalPolicy {
+    fn defaults() -> Result<Self, ConfigError> {
+        Self::new(&Approvals::default())
+    }
+
+    /// Compiles the configuration's patterns and checks its durations.
+    pub fn new(config: &Approvals) -> Result<Self, ConfigError> {
+        config.check_durations()?;
+        Ok(ApprovalPolicy {
+            tools: matchers("approval", "tools", &config.tools)?.into(),
+            metadata_key: config.metadata_key.clone(),
             timeout: config.timeout,
-            redactor: Redactor::default(),
+            redactor: Arc::new(Redactor::default()),
+        })
+    }
+
+    /// Asks for a person's yes if the call is flagged.
+    pub fn check(&self, ctx: &PreToolUse) -> Decision {
+        if self.flagged(ctx) {
+            Decision::Ask(Approval::new(self.prompt(ctx)).timeout(self.timeout))
+        } else {
+            Decision::Continue
         }
     }
 
@@ -208,219 +231,6 @@ impl Compiled {
 
 /// Asks for a person's yes on flagged calls.
 #[pre_tool_use(group = "hooks_std", priority = 500)]
-fn gate(ctx: &mut PreToolUse) -> Decision {
-    let settings = SETTINGS.get_or_init(|| {
-        let defaults = Approvals::default();
-        let tools = matchers("approval", "tools", &defaults.tools).expect("the defaults are valid");
-        Compiled::new(tools, defaults)
-    });
-    if settings.flagged(ctx) {
-        Decision::Ask(Approval::new(settings.prompt(ctx)).timeout(settings.timeout))
-    } else {
-        Decision::Continue
-    }
-}
-
-/// The approver: stores requests, delivers them, waits, and remembers answers.
-#[derive(Clone)]
-pub struct ApprovalGate {
-    store: Arc<Mutex<Store>>,
-    channel: Arc<dyn Channel>,
-    poll_interval: Duration,
-    redactor: Arc<Redactor>,
-}
-
-impl ApprovalGate {
-    /// Opens the store (creating and migrating it), applies the restart
-    /// policy, and answers through the CLI until another channel is set.
-    /// A zero `timeout` or `poll_interval` is refused before the store is opened.
-    pub fn open(config: &Approvals) -> Result<Self, ConfigError> {
-        config.check_durations()?;
-        let store = Store::open(&config.database, config.busy_timeout)
-            .map_err(|error| ConfigError::new("approval", error.to_string()))?;
-        let stale = match config.on_restart {
-            OnRestart::Resume => config.timeout,
-            OnRestart::Expire => Duration::ZERO,
-        };
-        store
-            .expire_older_than(stale)
-            .map_err(|error| ConfigError::new("approval", error.to_string()))?;
-        Ok(ApprovalGate {
-            store: Arc::new(Mutex::new(store)),
-            channel: Arc::new(CliChannel),
-            poll_interval: config.poll_interval,
-            redactor: Arc::new(Redactor::default()),
-        })
-    }
-
-    /// Delivers requests through `channel`.
-    #[must_use]
-    pub fn channel(mut self, channel: impl Channel) -> Self {
-        self.channel = Arc::new(channel);
-        self
-    }
-
-    fn store<T>(&self, f: impl FnOnce(&Store) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        f(&self.store.lock().unwrap_or_else(PoisonError::into_inner))
-    }
-
-    async fn decide(&self, request: &ApprovalRequest) -> Result<ApprovalAnswer, StoreError> {
-        let session = request.session();
-        let tool = request.tool().unwrap_or("(no tool)");
-        let args = request.args().cloned().unwrap_or(Value::Null);
-        if let Some((id, by)) = self.store(|store| store.grant(session.id(), tool))? {
-            let by = by.unwrap_or_else(|| "someone".to_owned());
-            return Ok(ApprovalAnswer::approve()
-                .by(format!("{by} (allowed for this session, request #{id})")));
-        }
-        let fingerprint = fingerprint(session.id(), tool, &args);
-        let id = match self.store(|store| store.open_request(&fingerprint))? {
-            Some(answered) if answered.status != Status::Pending => {
-                if let Some(answer) = self.use_answer(&answered)? {
-                    return Ok(answer);
-                }
-                self.ask_anew(&fingerprint, request, tool, &args)?
-            }
-            Some(pending) => pending.id,
-            None => self.ask_anew(&fingerprint, request, tool, &args)?,
-        };
-        // Dropped before an answer (the core's timeout): the request expires.
-        let mut expiry = Expiry {
-            gate: self,
-            id: Some(id),
-        };
-        let answered = self.wait(id).await?;
-        expiry.id = None;
-        Ok(self.use_answer(&answered)?.unwrap_or_else(|| {
-            ApprovalAnswer::deny(format!("request #{id} was already used by another call"))
-        }))
-    }
-
-    fn ask_anew(
-        &self,
-        fingerprint: &str,
-        request: &ApprovalRequest,
-        tool: &str,
-        args: &Value,
-    ) -> Result<i64, StoreError> {
-        let session = request.session();
-        let args = self.redactor.redact(args).to_string();
-        self.store(|store| {
-            store.insert(&NewRequest {
-                fingerprint,
-                session: session.id(),
-                agent: session.agent_id(),
-                user: session.user_id(),
-                tool,
-                args: &args,
-                prompt: request.prompt(),
-            })
-        })
-    }
-
-    /// Uses an answered request for this call: `None` if another call used it first.
-    fn use_answer(&self, answered: &Request) -> Result<Option<ApprovalAnswer>, StoreError> {
-        if answered.status == Status::Expired {
-            return Ok(Some(ApprovalAnswer::deny(format!(
-                "request #{} expired unanswered",
-                answered.id
-            ))));
-        }
-        if !self.store(|store| store.consume(answered.id))? {
-            return Ok(None);
-        }
-        let by = answered
-            .responded_by
-            .clone()
-            .unwrap_or_else(|| "someone".to_owned());
-        Ok(Some(if answered.status == Status::Approved {
-            ApprovalAnswer::approve().by(format!("{by} (request #{})", answered.id))
-        } else {
-            let reason = answered
-                .reason
-                .clone()
-                .unwrap_or_else(|| "no reason given".to_owned());
-            ApprovalAnswer::deny(reason).by(format!("{by} (request #{})", answered.id))
-        }))
-    }
-
-    /// Waits for the first answer: from the channel, or in the store.
-    async fn wait(&self, id: i64) -> Result<Request, StoreError> {
-        let request = self
-            .store(|store| store.get(id))?
-            .expect("a request just stored or found is there");
-        let mut delivered = Some(self.channel.deliver(&request));
-        loop {
-            match delivered.as_mut() {
-                Some(answer) => match tokio::time::timeout(self.poll_interval, answer).await {
-                    Ok(Some(answer)) => {
-                        self.store(|store| {
-                            store.answer(
-                                id,
-                                answer.approved,
-                                answer.scope,
-                                answer.by.as_deref(),
-                                answer.reason.as_deref(),
-                            )
-                        })?;
-                        delivered = None;
-                    }
-                    Ok(None) => delivered = None,
-                    Err(_elapsed) => {}
-                },
-                None => tokio::time::sleep(self.poll_interval).await,
-            }
-            let current = self
-                .store(|store| store.get(id))?
-                .expect("requests are never deleted");
-            if current.status != Status::Pending {
-                return Ok(current);
-            }
-        }
-    }
-}
-
-impl Approver for ApprovalGate {
-    fn decide<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalAnswer> {
-        Box::pin(async move {
-            self.decide(request).await.unwrap_or_else(|error| {
-                ApprovalAnswer::deny(format!(
-                    "{error}; denied, since no approval can be recorded"
-                ))
-                .by("hooks_std::approval")
-            })
-        })
-    }
-}
-
-/// Expires the request if the wait is abandoned (the core's timeout drops it).
-struct Expiry<'a> {
-    gate: &'a ApprovalGate,
-    id: Option<i64>,
-}
-
-impl Drop for Expiry<'_> {
-    fn drop(&mut self) {
-        if let Some(id) = self.id
-            && let Err(error) = self.gate.store(|store| store.expire(id))
-        {
-            tracing::error!(target: "hooks_std::approval", %error, id, "could not mark an abandoned request expired");
-        }
-    }
-}
-
-/// Identifies a call across processes: session, tool and exact arguments.
-fn fingerprint(session: &str, tool: &str, args: &Value) -> String {
-    let mut hasher = Sha256::new();
-    for part in [session, tool, &args.to_string()] {
-        hasher.update(part.as_bytes());
-        hasher.update([0]);
-    }
-    hasher
-        .finalize()
-        .iter()
-        .fold(String::with_capacity(64), |mut hex, byte| {
-            let _ = write!(hex, "{byte:02x}");
-            hex
-        })
+fn gate(ctx: &mut PreToolUse, policy: &ApprovalPolicy) -> Decision {
+    policy.check(ctx)
 }

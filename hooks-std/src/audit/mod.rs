@@ -6,7 +6,13 @@
 //! ([`JsonLinesFile`]; `hooks-audit.jsonl`, or the path in `HOOKS_AUDIT_LOG`),
 //! written so that concurrent writers never interleave or tear a line and a
 //! crash loses at most the record being written. [`TracingSink`] sends them
-//! to `tracing` instead.
+//! to `tracing` instead. A sink may answer later (a network sink): the
+//! observers wait for its acknowledgement without blocking.
+//!
+//! The sink, redaction and failure policy are an [`Auditor`], state of the
+//! dispatcher that runs the hooks (`.state(Auditor::from_config(config)?)`).
+//! A dispatcher without one opens the default file when it is built; if it
+//! cannot, the dispatcher is not built.
 //!
 //! Three hooks do it: `audit::denied` observes `PreToolUse` and records calls a
 //! hook denied; `audit::completed` observes `PostToolUse` and records calls
@@ -19,14 +25,22 @@
 //! is an error event, and the gate closes for the calls after it.
 //!
 //! ```no_run
-//! use hooks_std::audit::{self, Audit, Durability};
+//! use hooks_core::Hooks;
+//! use hooks_std::audit::{Audit, Auditor, Durability};
 //!
-//! audit::configure(Audit {
-//!     path: "/var/log/agent/audit.jsonl".into(),
-//!     durability: Durability::Sync,
-//!     ..Audit::default()
-//! })?;
-//! # Ok::<(), hooks_std::ConfigError>(())
+//! hooks_core::link!(hooks_std);
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let hooks = Hooks::builder()
+//!     .state(Auditor::from_config(Audit {
+//!         path: "/var/log/agent/audit.jsonl".into(),
+//!         durability: Durability::Sync,
+//!         ..Audit::default()
+//!     })?)
+//!     .build()?;
+//! # drop(hooks);
+//! # Ok(())
+//! # }
 //! ```
 
 mod record;
@@ -35,6 +49,7 @@ mod sink;
 use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
 
+use hooks_core::Deferred;
 use hooks_core::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -43,21 +58,6 @@ pub use sink::{Durability, JsonLinesFile, Sink, TracingSink};
 
 use crate::config::ConfigError;
 use crate::redact::{DEFAULT_KEYS, DEFAULT_PREFIXES, Redactor};
-use crate::setting::Setting;
-
-static AUDITOR: Setting<Auditor> = Setting::new();
-
-/// Replaces the auditor the `audit-log` hooks use.
-pub fn install(auditor: Auditor) {
-    AUDITOR.set(auditor);
-}
-
-/// Opens the configured file and installs it; an unwritable path is refused
-/// and nothing changes.
-pub fn configure(config: Audit) -> Result<(), ConfigError> {
-    install(Auditor::from_config(config)?);
-    Ok(())
-}
 
 /// Configuration of the audit log (the `[audit_log]` table of a config file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -99,7 +99,8 @@ pub enum OnFailure {
     Continue,
 }
 
-/// A sink, a redactor and a failure policy; remembers whether the last write failed.
+/// A sink, a redactor and a failure policy; remembers whether the last write
+/// failed. The state the `audit` hooks read.
 pub struct Auditor {
     sink: Box<dyn Sink>,
     redactor: Redactor,
@@ -118,7 +119,7 @@ impl Auditor {
         }
     }
 
-    /// Opens the configured file.
+    /// Opens the configured file; an unwritable path is refused.
     pub fn from_config(config: Audit) -> Result<Self, ConfigError> {
         let file = JsonLinesFile::open(&config.path, config.durability).map_err(|error| {
             ConfigError::new(
@@ -163,19 +164,33 @@ impl Auditor {
     }
 
     /// Records `ctx` if a hook denied it.
-    pub fn record_denied(&self, ctx: &PreToolUse) {
-        if let Some(record) = AuditRecord::denied(ctx, &self.redactor) {
-            self.write(&record);
+    pub fn record_denied(&self, ctx: &PreToolUse) -> Deferred<'_, ()> {
+        match AuditRecord::denied(ctx, &self.redactor) {
+            Some(record) => self.write(record),
+            None => Deferred::Ready(()),
         }
     }
 
     /// Records a call that ran.
-    pub fn record_completed(&self, ctx: &PostToolUse) {
-        self.write(&AuditRecord::completed(ctx, &self.redactor));
+    pub fn record_completed(&self, ctx: &PostToolUse) -> Deferred<'_, ()> {
+        self.write(AuditRecord::completed(ctx, &self.redactor))
     }
 
-    fn write(&self, record: &AuditRecord) {
-        let result = self.sink.write(record);
+    fn write(&self, record: AuditRecord) -> Deferred<'_, ()> {
+        match self.sink.write(&record) {
+            Deferred::Ready(result) => {
+                self.settle(&record, result);
+                Deferred::Ready(())
+            }
+            Deferred::Later(pending) => Deferred::Later(Box::pin(async move {
+                let result = pending.await;
+                self.settle(&record, result);
+            })),
+        }
+    }
+
+    /// Remembers whether the log can be written, for the gate.
+    fn settle(&self, record: &AuditRecord, result: std::io::Result<()>) {
         let mut broken = self.broken.lock().unwrap_or_else(PoisonError::into_inner);
         match result {
             Ok(()) => *broken = None,
@@ -193,42 +208,29 @@ impl Auditor {
     }
 }
 
-/// A sink that cannot be opened: every write fails with the reason.
-struct Unopened(String);
+hooks_core::default_state!(Auditor, Auditor::defaults);
 
-impl Sink for Unopened {
-    fn write(&self, _: &AuditRecord) -> std::io::Result<()> {
-        Err(std::io::Error::other(self.0.clone()))
+impl Auditor {
+    /// [`Audit::default`]: the file is opened when a dispatcher needs it.
+    fn defaults() -> Result<Self, ConfigError> {
+        Self::from_config(Audit::default())
     }
-}
-
-fn auditor() -> std::sync::Arc<Auditor> {
-    AUDITOR.get_or_init(|| {
-        Auditor::from_config(Audit::default()).unwrap_or_else(|error| {
-            let auditor = Auditor::new(Unopened(error.to_string()));
-            *auditor
-                .broken
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner) = Some(error.to_string());
-            auditor
-        })
-    })
 }
 
 /// Refuses calls while the audit log cannot be written (fail-closed).
 #[pre_tool_use(group = "hooks_std", priority = i32::MAX)]
-fn gate(ctx: &mut PreToolUse) -> Decision {
-    auditor().gate(ctx)
+fn gate(ctx: &mut PreToolUse, auditor: &Auditor) -> Decision {
+    auditor.gate(ctx)
 }
 
 /// Records calls a hook denied.
 #[pre_tool_use(group = "hooks_std", observe)]
-fn denied(ctx: &PreToolUse) {
-    auditor().record_denied(ctx);
+fn denied<'s>(ctx: &PreToolUse, auditor: &'s Auditor) -> Deferred<'s, ()> {
+    auditor.record_denied(ctx)
 }
 
 /// Records calls that ran.
 #[post_tool_use(group = "hooks_std", observe)]
-fn completed(ctx: &PostToolUse) {
-    auditor().record_completed(ctx);
+fn completed<'s>(ctx: &PostToolUse, auditor: &'s Auditor) -> Deferred<'s, ()> {
+    auditor.record_completed(ctx)
 }

@@ -5,18 +5,23 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
+use hooks_core::Deferred;
 use serde::{Deserialize, Serialize};
 
 use super::AuditRecord;
 
 /// A destination for audit records.
+///
+/// A sink answers [`Deferred`]: a local file at once, a network sink later
+/// (the future may borrow the sink, not the record: serialize what it
+/// needs first). A call is acknowledged only once its record is written.
 pub trait Sink: Send + Sync + 'static {
     /// Writes one record, durably as the sink promises, or says why not.
-    fn write(&self, record: &AuditRecord) -> io::Result<()>;
+    fn write<'a>(&'a self, record: &AuditRecord) -> Deferred<'a, io::Result<()>>;
 }
 
 impl<S: Sink> Sink for std::sync::Arc<S> {
-    fn write(&self, record: &AuditRecord) -> io::Result<()> {
+    fn write<'a>(&'a self, record: &AuditRecord) -> Deferred<'a, io::Result<()>> {
         (**self).write(record)
     }
 }
@@ -68,7 +73,14 @@ impl JsonLinesFile {
 }
 
 impl Sink for JsonLinesFile {
-    fn write(&self, record: &AuditRecord) -> io::Result<()> {
+    fn write<'a>(&'a self, record: &AuditRecord) -> Deferred<'a, io::Result<()>> {
+        Deferred::Ready(self.append(record))
+    }
+}
+
+impl JsonLinesFile {
+    /// Appends one record in one `write(2)`.
+    pub fn append(&self, record: &AuditRecord) -> io::Result<()> {
         let mut line = serde_json::to_vec(record)?;
         line.push(b'\n');
         let mut file = self.file.lock().unwrap_or_else(PoisonError::into_inner);
@@ -97,9 +109,13 @@ impl Sink for JsonLinesFile {
 pub struct TracingSink;
 
 impl Sink for TracingSink {
-    fn write(&self, record: &AuditRecord) -> io::Result<()> {
-        let json = serde_json::to_string(record)?;
-        tracing::info!(target: "hooks_std::audit", record = %json, "tool call");
-        Ok(())
+    fn write<'a>(&'a self, record: &AuditRecord) -> Deferred<'a, io::Result<()>> {
+        Deferred::Ready(
+            serde_json::to_string(record)
+                .map_err(io::Error::from)
+                .map(|json| {
+                    tracing::info!(target: "hooks_std::audit", record = %json, "tool call");
+                }),
+        )
     }
 }

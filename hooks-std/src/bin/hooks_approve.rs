@@ -14,8 +14,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use hooks_std::approval::Approvals;
-use hooks_std::approval::store::{Scope, Status, Store};
+use hooks_std::approval::store::Answering;
+use hooks_std::approval::{Approvals, Database, Scope, Status};
 
 const USAGE: &str = "usage: hooks-approve [--db PATH] list
        hooks-approve [--db PATH] show ID
@@ -108,7 +108,7 @@ fn parse(args: Vec<String>) -> Result<Invocation, String> {
 }
 
 fn run(invocation: Invocation) -> Result<(), String> {
-    let store = Store::open(&invocation.database, Approvals::default().busy_timeout)
+    let store = Database::open(&invocation.database, Approvals::default().busy_timeout)
         .map_err(|error| error.to_string())?;
     match invocation.command {
         Command::List => {
@@ -161,15 +161,21 @@ fn run(invocation: Invocation) -> Result<(), String> {
 }
 
 fn answer(
-    store: &Store,
+    store: &Database,
     id: i64,
     approved: bool,
     scope: Scope,
     by: &str,
     reason: Option<&str>,
 ) -> Result<(), String> {
+    let answering = Answering {
+        approved,
+        scope,
+        by: Some(by.to_owned()),
+        reason: reason.map(ToOwned::to_owned),
+    };
     if store
-        .answer(id, approved, scope, Some(by), reason)
+        .answer(id, &answering)
         .map_err(|error| error.to_string())?
     {
         return Ok(());

@@ -10,11 +10,20 @@
 //!
 //! Exact under concurrency: the store admits atomically per bucket, so no
 //! interleaving admits more calls than the limit. Buckets live in memory
-//! ([`MemoryStore`]) behind the [`Store`] trait, so a shared store can follow.
-//! An admitted call allocates nothing (unless a rule keys on a metadata
-//! value that is not a string: its JSON text is formatted per call).
+//! ([`MemoryStore`]) behind the [`Store`] trait, whose answers may come later
+//! (a network store), so a shared store can follow. An admitted call counted
+//! in memory allocates nothing (unless a rule keys on a metadata value that
+//! is not a string: its JSON text is formatted per call). A store that
+//! cannot answer denies the call.
+//!
+//! The rules and their store are a [`RateLimiter`], state of the dispatcher
+//! that runs the hook (`.state(RateLimiter::new(config)?)`, or
+//! `.shared_state(limiter)` to count several dispatchers' calls together); a
+//! dispatcher without one gets the default rule, in a store of its own.
 //!
 //! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
 //! use std::time::Duration;
 //! use hooks_core::prelude::*;
 //! use hooks_std::rate_limit::{By, RateLimit, RateLimiter, Rule};
@@ -25,10 +34,11 @@
 //! .unwrap();
 //! let session = Session::new("s").with_user("dana");
 //! let mut call = || PreToolUse::new(&session, "sql_query", json!({}));
-//! assert_eq!(limiter.check(&call()), Decision::Continue);
-//! assert_eq!(limiter.check(&call()), Decision::Continue);
-//! let Decision::Deny(reason) = limiter.check(&call()) else { panic!() };
+//! assert_eq!(limiter.check(&call()).wait().await, Decision::Continue);
+//! assert_eq!(limiter.check(&call()).wait().await, Decision::Continue);
+//! let Decision::Deny(reason) = limiter.check(&call()).wait().await else { panic!() };
 //! assert!(reason.starts_with("rate limit reached: at most 2 calls per 1m for each user"));
+//! # }
 //! ```
 
 mod gcra;
@@ -40,28 +50,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hooks_core::prelude::*;
-use hooks_core::{Matcher, ToolCall};
+use hooks_core::{Deferred, Matcher, ToolCall};
 use serde::{Deserialize, Serialize};
 
 pub use gcra::Limit;
-pub use store::{Clock, Key, MAX_KEY_PARTS, ManualClock, MemoryStore, MonotonicClock, Store};
+pub use store::{
+    Admission, Clock, Key, MAX_KEY_PARTS, ManualClock, MemoryStore, MonotonicClock, Store,
+    StoreError,
+};
 
 use crate::config::ConfigError;
-use crate::setting::Setting;
-
-static LIMITER: Setting<RateLimiter> = Setting::new();
-
-/// Replaces the limiter the `rate-limit` hook uses (its buckets start empty).
-pub fn install(limiter: RateLimiter) {
-    LIMITER.set(limiter);
-}
-
-/// Replaces the configuration, with a fresh in-memory store; bad rules are
-/// refused and nothing changes.
-pub fn configure(config: RateLimit) -> Result<(), ConfigError> {
-    install(RateLimiter::new(config)?);
-    Ok(())
-}
 
 /// Configuration of the rate limit (the `[rate_limit]` table of a config file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -159,7 +157,8 @@ impl fmt::Display for By {
     }
 }
 
-/// Rules, compiled, with the store and clock they count in.
+/// Rules, compiled, with the store and clock they count in: the state the
+/// `rate_limit::guard` hook reads.
 pub struct RateLimiter {
     rules: Vec<CompiledRule>,
     store: Arc<dyn Store>,
@@ -237,8 +236,9 @@ impl RateLimiter {
     }
 
     /// Admits the call (counting it against every matching rule) or denies it
-    /// with the time to wait.
-    pub fn check(&self, ctx: &PreToolUse) -> Decision {
+    /// with the time to wait — at once while the store answers at once, or
+    /// later, without blocking, when it must wait (a network store).
+    pub fn check<'a>(&'a self, ctx: &PreToolUse) -> Deferred<'a, Decision> {
         let call = ToolCall::new(ctx.tool(), ctx.args());
         let now = self.clock.now();
         let mut admitted: u64 = 0;
@@ -246,23 +246,106 @@ impl RateLimiter {
             if !rule.matcher.matches(call) {
                 continue;
             }
-            match self.store.acquire(&rule.key(index, ctx), rule.limit, now) {
-                Ok(()) => admitted |= 1 << index,
-                Err(wait) => {
-                    self.give_back(admitted, ctx);
-                    return Decision::deny(rule.refusal(wait));
+            let key = rule.key(index, ctx);
+            match self.store.acquire(&key, rule.limit, now) {
+                Deferred::Ready(Ok(Admission::Admitted)) => admitted |= 1 << index,
+                Deferred::Ready(answer) => {
+                    let refusal = rule.refusal(answer);
+                    return self.give_back(&self.keys(admitted, ctx), refusal);
+                }
+                Deferred::Later(answer) => {
+                    // From here on the work outlives the call: own the keys.
+                    let taken = self.keys(admitted, ctx);
+                    let rest = self.rules[index + 1..]
+                        .iter()
+                        .enumerate()
+                        .map(|(offset, rule)| (index + 1 + offset, rule))
+                        .filter(|(_, rule)| rule.matcher.matches(call))
+                        .map(|(index, rule)| (index, rule.key(index, ctx).into_owned()))
+                        .collect();
+                    return Deferred::Later(Box::pin(self.check_later(
+                        (index, key.into_owned(), Deferred::Later(answer)),
+                        taken,
+                        rest,
+                        now,
+                    )));
                 }
             }
+        }
+        Deferred::Ready(Decision::Continue)
+    }
+
+    /// The rest of a check whose store answers later, rule by rule.
+    async fn check_later(
+        &self,
+        waiting: (
+            usize,
+            Key<'static>,
+            Deferred<'_, Result<Admission, StoreError>>,
+        ),
+        mut taken: Vec<(usize, Key<'static>)>,
+        rest: Vec<(usize, Key<'static>)>,
+        now: Duration,
+    ) -> Decision {
+        let (index, key, answer) = waiting;
+        let mut next = Some((index, key, answer));
+        let mut rest = rest.into_iter();
+        while let Some((index, key, answer)) = next.take() {
+            let rule = &self.rules[index];
+            match answer.wait().await {
+                Ok(Admission::Admitted) => taken.push((index, key)),
+                refused => return self.give_back(&taken, rule.refusal(refused)).wait().await,
+            }
+            next = rest.next().map(|(index, key)| {
+                let answer = self.store.acquire(&key, self.rules[index].limit, now);
+                (index, key, answer)
+            });
         }
         Decision::Continue
     }
 
-    fn give_back(&self, admitted: u64, ctx: &PreToolUse) {
-        for (index, rule) in self.rules.iter().enumerate() {
-            if admitted & (1 << index) != 0 {
-                self.store.release(&rule.key(index, ctx), rule.limit);
+    /// The keys of the rules admitted so far, for giving their slots back.
+    fn keys(&self, admitted: u64, ctx: &PreToolUse) -> Vec<(usize, Key<'static>)> {
+        if admitted == 0 {
+            return Vec::new();
+        }
+        self.rules
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| admitted & (1 << index) != 0)
+            .map(|(index, rule)| (index, rule.key(index, ctx).into_owned()))
+            .collect()
+    }
+
+    /// Gives back the slots earlier rules granted a call a later rule refused, then refuses it.
+    fn give_back(
+        &self,
+        taken: &[(usize, Key<'static>)],
+        refusal: String,
+    ) -> Deferred<'_, Decision> {
+        let mut later = Vec::new();
+        for (index, key) in taken {
+            match self.store.release(key, self.rules[*index].limit) {
+                Deferred::Ready(result) => log_release(result),
+                Deferred::Later(pending) => later.push(pending),
             }
         }
+        if later.is_empty() {
+            return Deferred::Ready(Decision::deny(refusal));
+        }
+        Deferred::Later(Box::pin(async move {
+            for pending in later {
+                log_release(pending.await);
+            }
+            Decision::deny(refusal)
+        }))
+    }
+}
+
+/// A slot that could not be given back is logged: the call is refused anyway.
+fn log_release(result: Result<(), StoreError>) {
+    if let Err(error) = result {
+        tracing::warn!(target: "hooks_std::rate_limit", %error, "a rate-limit slot could not be given back");
     }
 }
 
@@ -287,7 +370,19 @@ impl CompiledRule {
         )
     }
 
-    fn refusal(&self, wait: Duration) -> String {
+    /// Why a call is refused: its bucket is full, or the store failed.
+    fn refusal(&self, answer: Result<Admission, StoreError>) -> String {
+        let wait = match answer {
+            Ok(Admission::RetryAfter(wait)) => wait,
+            Ok(Admission::Admitted) => Duration::ZERO,
+            Err(error) => {
+                return format!(
+                    "the rate limit cannot be checked ({error}), and no call runs uncounted; \
+                     try again shortly (tools `{}`)",
+                    self.matcher
+                );
+            }
+        };
         let mut text = format!("rate limit reached: at most {} for ", self.limit);
         if self.by.is_empty() {
             text.push_str("all matching calls together");
@@ -306,14 +401,18 @@ impl CompiledRule {
     }
 }
 
+hooks_core::default_state!(RateLimiter, RateLimiter::defaults);
+
+impl RateLimiter {
+    fn defaults() -> Result<Self, ConfigError> {
+        Self::new(RateLimit::default())
+    }
+}
+
 /// Denies calls over the configured limits.
 #[pre_tool_use(group = "hooks_std", priority = 1000)]
-fn guard(ctx: &mut PreToolUse) -> Decision {
-    LIMITER
-        .get_or_init(|| {
-            RateLimiter::new(RateLimit::default()).expect("the default rules are valid")
-        })
-        .check(ctx)
+fn guard<'s>(ctx: &mut PreToolUse, limiter: &'s RateLimiter) -> Deferred<'s, Decision> {
+    limiter.check(ctx)
 }
 
 #[cfg(test)]

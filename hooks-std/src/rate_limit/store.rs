@@ -2,11 +2,13 @@
 //! store (Redis, a database) can hold them for many processes.
 
 use std::borrow::Cow;
+use std::fmt;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use hashbrown::{DefaultHashBuilder, Equivalent, HashMap};
+use hooks_core::Deferred;
 
 use super::Limit;
 
@@ -40,6 +42,15 @@ impl<'a> Key<'a> {
     /// The values of the rule's `by` parts, in order.
     pub fn parts(&self) -> &[Cow<'a, str>] {
         &self.parts[..self.len]
+    }
+
+    /// The same key, owning its parts: for work that outlives the call.
+    pub fn into_owned(self) -> Key<'static> {
+        Key {
+            rule: self.rule,
+            parts: self.parts.map(|part| Cow::Owned(part.into_owned())),
+            len: self.len,
+        }
     }
 }
 
@@ -90,15 +101,48 @@ impl From<&Key<'_>> for OwnedKey {
     }
 }
 
+/// What a store says about one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    /// The call is counted and may go ahead.
+    Admitted,
+    /// The bucket is full; a call would be admitted after this long.
+    RetryAfter(Duration),
+}
+
+/// A store could not answer (a network store that cannot be reached, say).
+/// The rate limit denies the call: no call runs uncounted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreError(pub String);
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
 /// Holds the buckets. Implementations must make [`acquire`](Store::acquire)
 /// atomic per key: two calls racing for the last slot cannot both get it.
+///
+/// Answers are [`Deferred`]: a store in this process answers at once
+/// ([`Deferred::Ready`], no allocation, no task), a network store with a
+/// future ([`Deferred::Later`]) that the dispatcher waits on without
+/// blocking its thread. The future may borrow the store, not the key: copy
+/// what it needs ([`Key::into_owned`]).
 pub trait Store: Send + Sync + 'static {
     /// Admits one call to `key`'s bucket under `limit` at `now`, or says how
     /// long until a call would be admitted.
-    fn acquire(&self, key: &Key<'_>, limit: Limit, now: Duration) -> Result<(), Duration>;
+    fn acquire<'a>(
+        &'a self,
+        key: &Key<'_>,
+        limit: Limit,
+        now: Duration,
+    ) -> Deferred<'a, Result<Admission, StoreError>>;
 
     /// Gives back a call `acquire` admitted that did not go ahead (a later rule refused it).
-    fn release(&self, key: &Key<'_>, limit: Limit);
+    fn release<'a>(&'a self, key: &Key<'_>, limit: Limit) -> Deferred<'a, Result<(), StoreError>>;
 }
 
 /// The default store: buckets in this process's memory, in sharded maps.
@@ -144,27 +188,34 @@ impl MemoryStore {
     }
 }
 
-impl Store for MemoryStore {
-    fn acquire(&self, key: &Key<'_>, limit: Limit, now: Duration) -> Result<(), Duration> {
+impl MemoryStore {
+    /// Admits a call or says how long to wait: at once, in this process.
+    pub fn admit(&self, key: &Key<'_>, limit: Limit, now: Duration) -> Admission {
         let mut shard = self
             .shard(key)
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if let Some(tat) = shard.buckets.get_mut(key) {
-            return limit.acquire(tat, now);
+        let admitted = if let Some(tat) = shard.buckets.get_mut(key) {
+            limit.acquire(tat, now)
+        } else {
+            if shard.buckets.len() >= shard.sweep_at {
+                let now = u64::try_from(now.as_nanos()).unwrap_or(u64::MAX);
+                shard.buckets.retain(|_, tat| *tat > now);
+                shard.sweep_at = SWEEP_ABOVE.max(2 * shard.buckets.len());
+            }
+            let mut tat = 0;
+            let admitted = limit.acquire(&mut tat, now);
+            shard.buckets.insert(OwnedKey::from(key), tat);
+            admitted
+        };
+        match admitted {
+            Ok(()) => Admission::Admitted,
+            Err(wait) => Admission::RetryAfter(wait),
         }
-        if shard.buckets.len() >= shard.sweep_at {
-            let now = u64::try_from(now.as_nanos()).unwrap_or(u64::MAX);
-            shard.buckets.retain(|_, tat| *tat > now);
-            shard.sweep_at = SWEEP_ABOVE.max(2 * shard.buckets.len());
-        }
-        let mut tat = 0;
-        let admitted = limit.acquire(&mut tat, now);
-        shard.buckets.insert(OwnedKey::from(key), tat);
-        admitted
     }
 
-    fn release(&self, key: &Key<'_>, limit: Limit) {
+    /// Gives back an admitted call.
+    pub fn give_back(&self, key: &Key<'_>, limit: Limit) {
         let mut shard = self
             .shard(key)
             .lock()
@@ -172,6 +223,22 @@ impl Store for MemoryStore {
         if let Some(tat) = shard.buckets.get_mut(key) {
             limit.release(tat);
         }
+    }
+}
+
+impl Store for MemoryStore {
+    fn acquire<'a>(
+        &'a self,
+        key: &Key<'_>,
+        limit: Limit,
+        now: Duration,
+    ) -> Deferred<'a, Result<Admission, StoreError>> {
+        Deferred::Ready(Ok(self.admit(key, limit, now)))
+    }
+
+    fn release<'a>(&'a self, key: &Key<'_>, limit: Limit) -> Deferred<'a, Result<(), StoreError>> {
+        self.give_back(key, limit);
+        Deferred::Ready(Ok(()))
     }
 }
 
@@ -246,7 +313,7 @@ mod tests {
         let limit = Limit::new(1, Duration::from_secs(3_600));
         let now = Duration::from_secs(1);
         for n in 0..SHARDS * SWEEP_ABOVE * 2 {
-            assert!(store.acquire(&key(n), limit, now).is_ok());
+            assert_eq!(store.admit(&key(n), limit, now), Admission::Admitted);
         }
         for (buckets, sweep_at) in sizes(&store) {
             // Nothing busy was dropped, and the next sweep waits for growth.
@@ -256,7 +323,7 @@ mod tests {
         // An hour on, every bucket is idle: the next sweep drops them.
         let later = now + Duration::from_secs(3_601);
         for n in 0..SHARDS * SWEEP_ABOVE * 4 {
-            let _ = store.acquire(&key(1_000_000 + n), limit, later);
+            let _ = store.admit(&key(1_000_000 + n), limit, later);
         }
         let total: usize = sizes(&store).iter().map(|(buckets, _)| buckets).sum();
         assert!(total < SHARDS * SWEEP_ABOVE * 6, "{total}");

@@ -1,8 +1,9 @@
 //! **read-only**: while read-only mode is on, tools that write are denied.
 //!
-//! Read-only mode is on when any of these says so — and *unknown* counts as on:
+//! The guard's policy is a [`ReadOnlyGuard`], state of the dispatcher that runs
+//! it. Read-only mode is on when any of these says so — and *unknown* counts as on:
 //!
-//! - code: [`set_read_only(true)`](set_read_only), a process-wide switch;
+//! - code: [`ReadOnlyGuard::set_enabled`], a switch of that dispatcher;
 //! - configuration: [`ReadOnly::enabled`];
 //! - the session: metadata `read_only` (the key is [`ReadOnly::metadata_key`])
 //!   is `true`; a value that is not a boolean (`"yes"`, `null`) turns it on too.
@@ -28,6 +29,12 @@
 //! let mut update = PreToolUse::new(&frozen, "sql_query", json!({"query": "UPDATE orders SET paid = true"}));
 //! let outcome = hooks.dispatch(&mut update).await;
 //! assert!(outcome.denial().unwrap().reason().starts_with("read-only mode is on"));
+//!
+//! // This dispatcher's switch: every session, from now on.
+//! use hooks_std::read_only::ReadOnlyGuard;
+//! hooks.state::<ReadOnlyGuard>().unwrap().set_enabled(true);
+//! let mut write = PreToolUse::new(&Session::new("t"), "write_file", json!({"path": "a"}));
+//! assert!(hooks.dispatch(&mut write).await.is_denied());
 //! # }
 //! ```
 //!
@@ -43,21 +50,6 @@ use hooks_core::{Matcher, ToolCall};
 use serde::{Deserialize, Serialize};
 
 use crate::config::{ConfigError, matchers};
-use crate::setting::Setting;
-
-static SWITCH: AtomicBool = AtomicBool::new(false);
-static SETTINGS: Setting<Compiled> = Setting::new();
-
-/// Turns read-only mode on or off for every session of this process.
-pub fn set_read_only(on: bool) {
-    SWITCH.store(on, Ordering::SeqCst);
-}
-
-/// Replaces the read-only configuration; a bad pattern is refused and nothing changes.
-pub fn configure(config: ReadOnly) -> Result<(), ConfigError> {
-    SETTINGS.set(Compiled::new(config)?);
-    Ok(())
-}
 
 /// Configuration of the read-only guard (the `[read_only]` table of a config file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -115,7 +107,11 @@ impl Default for ReadOnly {
     }
 }
 
-struct Compiled {
+/// The read-only guard's policy, compiled: the state the `read_only::guard`
+/// hook reads. Give one to the builder (`.state(ReadOnlyGuard::new(config)?)`);
+/// a dispatcher without one gets [`ReadOnlyGuard::default`].
+pub struct ReadOnlyGuard {
+    switch: AtomicBool,
     enabled: bool,
     metadata_key: String,
     write_tools: Vec<Matcher>,
@@ -124,15 +120,30 @@ struct Compiled {
     sql_args: Vec<String>,
 }
 
-impl Compiled {
-    fn new(config: ReadOnly) -> Result<Self, ConfigError> {
+impl Default for ReadOnlyGuard {
+    /// [`ReadOnly::default`]: off unless the session says so; the default write patterns.
+    fn default() -> Self {
+        Self::new(ReadOnly::default()).expect("the default patterns parse")
+    }
+}
+
+hooks_core::default_state!(ReadOnlyGuard, ReadOnlyGuard::defaults);
+
+impl ReadOnlyGuard {
+    fn defaults() -> Result<Self, ConfigError> {
+        Self::new(ReadOnly::default())
+    }
+
+    /// Compiles the configuration; a bad pattern or an empty key is refused.
+    pub fn new(config: ReadOnly) -> Result<Self, ConfigError> {
         if config.metadata_key.is_empty() {
             return Err(ConfigError::new(
                 "read-only",
                 "`metadata_key` cannot be empty",
             ));
         }
-        Ok(Compiled {
+        Ok(ReadOnlyGuard {
+            switch: AtomicBool::new(false),
             enabled: config.enabled,
             write_tools: matchers("read-only", "write_tools", &config.write_tools)?,
             read_tools: matchers("read-only", "read_tools", &config.read_tools)?,
@@ -142,9 +153,29 @@ impl Compiled {
         })
     }
 
+    /// Turns read-only mode on or off for every session this guard checks,
+    /// whatever the configuration says (on wins over configuration and metadata).
+    pub fn set_enabled(&self, on: bool) {
+        self.switch.store(on, Ordering::SeqCst);
+    }
+
+    /// Denies the call if read-only mode is on and the call writes.
+    pub fn check(&self, ctx: &PreToolUse) -> Decision {
+        let Some(mode) = self.mode(ctx.session()) else {
+            return Decision::Continue;
+        };
+        match self.write(ToolCall::new(ctx.tool(), ctx.args())) {
+            None => Decision::Continue,
+            Some(write) => Decision::deny(format!(
+                "read-only mode is on ({mode}): {write}. Only reading tools and read-only SQL \
+                 (SELECT, SHOW, EXPLAIN) work until an administrator lifts read-only mode"
+            )),
+        }
+    }
+
     /// Why read-only mode is on for this session, if it is.
     fn mode<'a>(&'a self, session: &'a Session) -> Option<Mode<'a>> {
-        if SWITCH.load(Ordering::SeqCst) {
+        if self.switch.load(Ordering::SeqCst) {
             return Some(Mode::Switch);
         }
         if self.enabled {
@@ -241,19 +272,8 @@ impl fmt::Display for Write<'_> {
 
 /// Denies writes while read-only mode is on.
 #[pre_tool_use(group = "hooks_std", priority = -1000)]
-fn guard(ctx: &mut PreToolUse) -> Decision {
-    let settings = SETTINGS
-        .get_or_init(|| Compiled::new(ReadOnly::default()).expect("the default patterns parse"));
-    let Some(mode) = settings.mode(ctx.session()) else {
-        return Decision::Continue;
-    };
-    match settings.write(ToolCall::new(ctx.tool(), ctx.args())) {
-        None => Decision::Continue,
-        Some(write) => Decision::deny(format!(
-            "read-only mode is on ({mode}): {write}. Only reading tools and read-only SQL \
-             (SELECT, SHOW, EXPLAIN) work until an administrator lifts read-only mode"
-        )),
-    }
+fn guard(ctx: &mut PreToolUse, guard: &ReadOnlyGuard) -> Decision {
+    guard.check(ctx)
 }
 
 #[cfg(test)]
@@ -262,7 +282,7 @@ mod tests {
 
     #[test]
     fn the_defaults_compile() {
-        assert!(Compiled::new(ReadOnly::default()).is_ok());
+        assert!(ReadOnlyGuard::new(ReadOnly::default()).is_ok());
     }
 
     #[test]
@@ -271,7 +291,7 @@ mod tests {
             write_tools: vec!["^write".into()],
             ..ReadOnly::default()
         };
-        let error = Compiled::new(config).err().unwrap().to_string();
+        let error = ReadOnlyGuard::new(config).err().unwrap().to_string();
         assert!(
             error.starts_with("read-only configuration: `write_tools`: bad pattern \"^write\""),
             "{error}"
@@ -280,6 +300,6 @@ mod tests {
             metadata_key: String::new(),
             ..ReadOnly::default()
         };
-        assert!(Compiled::new(config).is_err());
+        assert!(ReadOnlyGuard::new(config).is_err());
     }
 }

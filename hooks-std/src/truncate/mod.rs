@@ -8,6 +8,10 @@
 //! last items around a marker item; a value too wide for that becomes its cut
 //! JSON text. A tool's error message is cut like text.
 //!
+//! The limits are a [`Truncator`], state of the dispatcher that runs the hook
+//! (`.state(Truncator::new(config)?)`); a dispatcher without one cuts at
+//! 8,000 characters.
+//!
 //! ```
 //! use hooks_core::prelude::*;
 //!
@@ -33,19 +37,9 @@ use hooks_core::{Matcher, ToolCall};
 use serde::{Deserialize, Serialize};
 
 use crate::config::{ConfigError, matchers};
-use crate::setting::Setting;
-
-static SETTINGS: Setting<Compiled> = Setting::new();
 
 /// The smallest limit accepted: below it, a cut result would be mostly marker.
 pub const MIN_CHARS: usize = 200;
-
-/// Replaces the truncation configuration; bad limits or patterns are refused
-/// and nothing changes.
-pub fn configure(config: Truncate) -> Result<(), ConfigError> {
-    SETTINGS.set(Compiled::new(config)?);
-    Ok(())
-}
 
 /// Configuration of the truncation hook (the `[truncate]` table of a config file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,13 +70,28 @@ impl Default for Truncate {
     }
 }
 
-struct Compiled {
+/// The truncation limits, compiled: the state the `truncate::cut` hook reads.
+pub struct Truncator {
     max_chars: usize,
     per_tool: Vec<(Matcher, usize)>,
 }
 
-impl Compiled {
-    fn new(config: Truncate) -> Result<Self, ConfigError> {
+impl Default for Truncator {
+    /// [`Truncate::default`]: 8,000 characters for every tool.
+    fn default() -> Self {
+        Self::new(Truncate::default()).expect("the default limit is valid")
+    }
+}
+
+hooks_core::default_state!(Truncator, Truncator::defaults);
+
+impl Truncator {
+    fn defaults() -> Result<Self, ConfigError> {
+        Self::new(Truncate::default())
+    }
+
+    /// Compiles the configuration; limits under [`MIN_CHARS`] and bad patterns are refused.
+    pub fn new(config: Truncate) -> Result<Self, ConfigError> {
         let check = |what: &str, max_chars: usize| {
             if max_chars < MIN_CHARS {
                 Err(ConfigError::new(
@@ -103,13 +112,14 @@ impl Compiled {
             let max_chars = check(&format!("the limit for `{}`", limit.tools), limit.max_chars)?;
             per_tool.extend(matcher.into_iter().map(|matcher| (matcher, max_chars)));
         }
-        Ok(Compiled {
+        Ok(Truncator {
             max_chars: check("`max_chars`", config.max_chars)?,
             per_tool,
         })
     }
 
-    fn limit(&self, call: ToolCall<'_>) -> usize {
+    /// The limit for a call: the first per-tool limit whose pattern matches, else `max_chars`.
+    pub fn limit(&self, call: ToolCall<'_>) -> usize {
         self.per_tool
             .iter()
             .find(|(matcher, _)| matcher.matches(call))
@@ -119,10 +129,8 @@ impl Compiled {
 
 /// Cuts results over the limit.
 #[post_tool_use(group = "hooks_std", priority = 1000)]
-fn cut(ctx: &mut PostToolUse) {
-    let settings = SETTINGS
-        .get_or_init(|| Compiled::new(Truncate::default()).expect("the default limit is valid"));
-    let limit = settings.limit(ToolCall::new(ctx.tool(), ctx.args()));
+fn cut(ctx: &mut PostToolUse, truncator: &Truncator) {
+    let limit = truncator.limit(ToolCall::new(ctx.tool(), ctx.args()));
     let cut = match ctx.result() {
         Ok(value) => text::shrink(value, limit).map(Ok),
         Err(message) => text::cut_text(message, limit).map(Err),
@@ -139,7 +147,7 @@ mod tests {
 
     #[test]
     fn limits_below_the_minimum_are_refused() {
-        let error = Compiled::new(Truncate {
+        let error = Truncator::new(Truncate {
             max_chars: 10,
             per_tool: Vec::new(),
         })
@@ -149,7 +157,7 @@ mod tests {
             error.to_string(),
             "truncate configuration: `max_chars` is 10 characters; the smallest limit is 200"
         );
-        let error = Compiled::new(Truncate {
+        let error = Truncator::new(Truncate {
             max_chars: 8_000,
             per_tool: vec![ToolLimit {
                 tools: "read_*".into(),
@@ -167,7 +175,7 @@ mod tests {
 
     #[test]
     fn the_first_matching_tool_limit_applies() {
-        let compiled = Compiled::new(Truncate {
+        let compiled = Truncator::new(Truncate {
             max_chars: 8_000,
             per_tool: vec![
                 ToolLimit {

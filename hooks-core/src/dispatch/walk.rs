@@ -1,24 +1,22 @@
 //! The future a dispatch returns. Small, and on the common path — sync hooks,
-//! nobody tracing — nothing but a loop of plain calls on its first poll. An
-//! `async fn` hook's own boxed future hands the context back when it is done,
-//! so waiting on one needs no state beyond a pointer; only the rare paths (an
-//! approval, a traced dispatch, a runtime hook that returns a future) go on
-//! in a boxed task.
+//! nobody tracing — nothing but a loop of plain calls on its first poll. A
+//! hook that may wait (`async fn`, `Deferred`) takes the context and hands it
+//! back — at once, or from its own boxed future — so waiting on one needs no
+//! state beyond a pointer; only the rare paths (an approval, a traced
+//! dispatch, a runtime hook that returns a future) go on in a boxed task.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use crate::chain::{Chain, Stretch, sync_stretch};
-use crate::decision::Approval;
-use crate::dispatch::{Hooks, Settled, record, run, settle};
-use crate::event::Event;
-use crate::hook::BoxFuture;
-use crate::outcome::{Denial, Outcome};
-use crate::output::Verdict;
-use crate::registry::HandBack;
-use crate::run::catch;
-use crate::table::{Entry, Runner};
+use super::ask::ask;
+use super::chain::{Chain, Stretch, sync_stretch};
+use super::run::run;
+use super::{Settled, record, settle};
+use crate::registry::linked::{HandBack, Started};
+use crate::registry::table::{Entry, Runner, Shape};
+use crate::registry::{Event, HookCall, Hooks};
+use crate::verdict::{Approval, BoxFuture, Denial, HookError, Outcome, Verdict, catch};
 
 /// A dispatch in progress: what [`Hooks::dispatch`] and
 /// [`ToolHandle::dispatch`](crate::ToolHandle::dispatch) return.
@@ -33,7 +31,7 @@ enum State<'a, C: 'static> {
         chain: Chain<'a, C>,
         ctx: &'a mut C,
     },
-    /// Waiting on an `async fn` hook, which holds the context until it is done.
+    /// Waiting on a hook's future, which holds the context until it is done.
     Hook {
         walk: Walk<'a, C>,
         entry: &'a Entry<C>,
@@ -155,17 +153,34 @@ impl<'a, C: Event> Walk<'a, C> {
                 };
                 ctx.__trail().enter(&entry.meta.name);
                 let verdict = match &entry.runner {
-                    Runner::Observe(hook) => catch(|| hook(ctx)).and_then(|verdict| verdict),
-                    Runner::ObserveRuntime(hook) => catch(|| hook(ctx)).and_then(|verdict| verdict),
-                    Runner::ObserveAsync(hook) => {
-                        let future = hook(ctx);
-                        return Step::Wait(State::Hook {
-                            walk: self,
-                            entry,
-                            future,
-                        });
+                    Runner::Plain(hook) => catch(|| hook(ctx, &entry.state)).and_then(|v| v),
+                    Runner::Started(hook) => match hook(ctx, &entry.state) {
+                        Started::Ready(verdict, back) => {
+                            ctx = back;
+                            verdict
+                        }
+                        Started::Pending(future) => {
+                            return Step::Wait(State::Hook {
+                                walk: self,
+                                entry,
+                                future,
+                            });
+                        }
+                    },
+                    Runner::Runtime(hook) if entry.meta.shape == Shape::Sync => {
+                        match catch(|| hook.run(ctx, &entry.state)) {
+                            Ok(HookCall::Ready(verdict)) => verdict,
+                            Ok(HookCall::Pending(_)) => Err(HookError::failed(
+                                "returned a future though it was added as a synchronous hook",
+                            )),
+                            Err(error) => Err(error),
+                        }
                     }
-                    _ => unreachable!("observers are Observe, ObserveRuntime or ObserveAsync"),
+                    Runner::Runtime(_) => {
+                        return Step::Wait(State::Slow(Box::pin(
+                            self.carry_on(ctx, Some(First::Run(entry))),
+                        )));
+                    }
                 };
                 record(entry, ctx, verdict);
                 continue;
@@ -186,19 +201,19 @@ impl<'a, C: Event> Walk<'a, C> {
             Stretch::Stopped(entry, verdict) => self.on_verdict(entry, verdict, ctx),
             Stretch::Slow(entry) => {
                 ctx.__trail().enter(&entry.meta.name);
-                Err(match &entry.runner {
-                    Runner::Async(hook) => {
-                        let future = hook(ctx);
-                        Step::Wait(State::Hook {
+                match &entry.runner {
+                    Runner::Started(hook) => match hook(ctx, &entry.state) {
+                        Started::Ready(verdict, ctx) => self.on_verdict(entry, verdict, ctx),
+                        Started::Pending(future) => Err(Step::Wait(State::Hook {
                             walk: self,
                             entry,
                             future,
-                        })
-                    }
-                    _ => Step::Wait(State::Slow(Box::pin(
+                        })),
+                    },
+                    _ => Err(Step::Wait(State::Slow(Box::pin(
                         self.carry_on(ctx, Some(First::Run(entry))),
-                    ))),
-                })
+                    )))),
+                }
             }
         }
     }
@@ -215,7 +230,7 @@ impl<'a, C: Event> Walk<'a, C> {
         }
     }
 
-    /// Goes on after an `async fn` hook answered.
+    /// Goes on after a hook's future answered.
     fn after(self, entry: &'a Entry<C>, verdict: Verdict, ctx: &'a mut C) -> Step<'a, C> {
         if self.observing {
             record(entry, ctx, verdict);
@@ -248,30 +263,44 @@ impl<'a, C: Event> Walk<'a, C> {
     }
 
     /// The rest of the dispatch as a task: the slow path, where waiting is
-    /// normal. It is entered only from the deciding phase (untraced
-    /// observers wait in [`State::Hook`] like any `async fn` hook) and runs
-    /// the observers itself once the decision is made.
+    /// normal. Entered from the deciding phase, or from the observer phase
+    /// for a runtime observer that may wait (other observers wait in
+    /// [`State::Hook`] like any deciding hook); it runs the observers itself.
     async fn carry_on(mut self, ctx: &'a mut C, mut first: Option<First<'a, C>>) -> Outcome {
-        debug_assert!(!self.observing, "observers never start the slow path");
-        let denial = loop {
+        if self.observing {
+            if let Some(First::Run(entry)) = first.take() {
+                let verdict = run(entry, ctx, self.traced).await;
+                record(entry, ctx, verdict);
+            }
+        } else {
+            let denial = self.decide(ctx, first).await;
+            if let Some(outcome) = self.enter_observers(ctx, denial) {
+                return outcome;
+            }
+        }
+        while let Some(entry) = self.chain.next_observer(ctx) {
+            ctx.__trail().enter(&entry.meta.name);
+            let verdict = run(entry, ctx, self.traced).await;
+            record(entry, ctx, verdict);
+        }
+        finish(ctx)
+    }
+
+    /// The rest of the deciding phase, waiting where needed; the denial, if any.
+    async fn decide(&mut self, ctx: &mut C, mut first: Option<First<'a, C>>) -> Option<Denial> {
+        loop {
             let (entry, verdict) = match first.take() {
                 Some(First::Ask(entry, approval)) => {
-                    let approver = self.hooks.inner.approver.as_deref();
-                    let asked = Box::pin(crate::approval::ask(
-                        approver,
-                        &entry.meta.name,
-                        ctx,
-                        approval,
-                    ))
-                    .await;
+                    let approver = self.hooks.approver();
+                    let asked = Box::pin(ask(approver, &entry.meta.name, ctx, approval)).await;
                     if asked.is_some() {
-                        break asked;
+                        return asked;
                     }
                     continue;
                 }
                 Some(First::Run(entry)) => (entry, run(entry, ctx, self.traced).await),
                 None => match sync_stretch(&mut self.chain, ctx, self.traced) {
-                    Stretch::Done => break None,
+                    Stretch::Done => return None,
                     Stretch::Stopped(entry, verdict) => (entry, verdict),
                     Stretch::Slow(entry) => {
                         ctx.__trail().enter(&entry.meta.name);
@@ -281,19 +310,10 @@ impl<'a, C: Event> Walk<'a, C> {
             };
             match settle(entry, ctx, verdict) {
                 Settled::Continue => {}
-                Settled::Denied(denial) => break Some(denial),
+                Settled::Denied(denial) => return Some(denial),
                 Settled::Ask(approval) => first = Some(First::Ask(entry, approval)),
             }
-        };
-        if let Some(outcome) = self.enter_observers(ctx, denial) {
-            return outcome;
         }
-        while let Some(entry) = self.chain.next_observer(ctx) {
-            ctx.__trail().enter(&entry.meta.name);
-            let verdict = run(entry, ctx, self.traced).await;
-            record(entry, ctx, verdict);
-        }
-        finish(ctx)
     }
 }
 

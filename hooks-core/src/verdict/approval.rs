@@ -1,23 +1,21 @@
-use std::borrow::Cow;
 use std::future::ready;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::decision::Approval;
-use crate::event::{Event, EventKind};
-use crate::failure::HookError;
-use crate::hook::BoxFuture;
+use crate::event::EventKind;
+use crate::matcher::ToolCall;
 use crate::name::HookName;
-use crate::outcome::{Denial, DenialCause};
-use crate::run::{catch, within};
 use crate::session::Session;
+use crate::verdict::{Approval, BoxFuture};
 
 /// Delivers approval requests ([`Decision::Ask`](crate::Decision::Ask)) to a
 /// person and reports the answer.
 ///
-/// The dispatcher owns the timeout and the default (deny); an approver only
-/// delivers and listens. Any `Fn(&ApprovalRequest) -> ApprovalAnswer` closure
+/// The dispatcher owns the timeout and the default (deny): an approver
+/// delivers and listens, and one that keeps state ends its wait at the
+/// request's [`deadline`](ApprovalRequest::deadline). Any `Fn(&ApprovalRequest) -> ApprovalAnswer` closure
 /// is an approver, which suits tests and scripted runs:
 ///
 /// ```
@@ -61,19 +59,28 @@ pub struct ApprovalRequest {
     args: Option<Value>,
     prompt: String,
     timeout_ms: u128,
+    /// When the dispatcher stops waiting for the person.
+    #[serde(skip)]
+    deadline: Instant,
 }
 
 impl ApprovalRequest {
-    pub(crate) fn new<C: Event>(hook: &HookName, ctx: &C, approval: &Approval) -> Self {
-        let call = ctx.__tool_call();
+    pub(crate) fn new(
+        hook: &HookName,
+        event: EventKind,
+        session: &Session,
+        call: Option<ToolCall<'_>>,
+        approval: &Approval,
+    ) -> Self {
         ApprovalRequest {
             hook: hook.clone(),
-            event: C::KIND,
-            session: ctx.session().clone(),
+            event,
+            session: session.clone(),
             tool: call.map(|call| call.tool().to_owned()),
             args: call.map(|call| call.args().clone()),
             prompt: approval.prompt().to_owned(),
             timeout_ms: approval.wait().as_millis(),
+            deadline: Instant::now() + approval.wait(),
         }
     }
 
@@ -106,12 +113,34 @@ impl ApprovalRequest {
     pub fn prompt(&self) -> &str {
         &self.prompt
     }
+
+    /// How long the person has to answer.
+    pub fn timeout(&self) -> Duration {
+        Duration::from_millis(u64::try_from(self.timeout_ms).unwrap_or(u64::MAX))
+    }
+
+    /// When the person's time is up. An approver that keeps state (a stored
+    /// request) ends its wait here and records the expiry itself; the
+    /// dispatcher waits a short grace past it (a tenth of the timeout, at
+    /// most a second) for that, then denies whatever the approver is doing.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+}
+
+/// How long past an approval's deadline the dispatcher still waits for the
+/// approver to come back (with its own record of the expiry).
+pub(crate) fn grace(timeout: Duration) -> Duration {
+    (timeout / 10).min(Duration::from_secs(1))
 }
 
 /// A person's answer to an [`ApprovalRequest`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ApprovalAnswer {
     approved: bool,
+    /// Nobody answered by the deadline (the approver says so, having recorded it).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    timed_out: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     by: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -123,6 +152,7 @@ impl ApprovalAnswer {
     pub fn approve() -> Self {
         ApprovalAnswer {
             approved: true,
+            timed_out: false,
             by: None,
             reason: None,
         }
@@ -132,8 +162,21 @@ impl ApprovalAnswer {
     pub fn deny(reason: impl Into<String>) -> Self {
         ApprovalAnswer {
             approved: false,
+            timed_out: false,
             by: None,
             reason: Some(reason.into()),
+        }
+    }
+
+    /// Nobody answered by the request's [`deadline`](ApprovalRequest::deadline):
+    /// for an approver that ends its own wait there (and records the expiry),
+    /// so the call is denied as timed out, as if the dispatcher had timed it out.
+    pub fn timed_out() -> Self {
+        ApprovalAnswer {
+            approved: false,
+            timed_out: true,
+            by: None,
+            reason: None,
         }
     }
 
@@ -147,6 +190,11 @@ impl ApprovalAnswer {
     /// Whether the answer is yes.
     pub fn is_approved(&self) -> bool {
         self.approved
+    }
+
+    /// Whether nobody answered in time.
+    pub fn is_timed_out(&self) -> bool {
+        self.timed_out
     }
 
     /// Who answered, if the approver said.
@@ -189,69 +237,4 @@ pub enum ApprovalOutcome {
         /// What went wrong.
         message: String,
     },
-}
-
-/// Asks the approver; `Some` is a denial (no, no answer in time, no approver,
-/// a failing approver). The answer is recorded on the context either way.
-pub(crate) async fn ask<C: Event>(
-    approver: Option<&dyn Approver>,
-    hook: &HookName,
-    ctx: &mut C,
-    approval: Approval,
-) -> Option<Denial> {
-    let outcome = match approver {
-        None => ApprovalOutcome::NoApprover,
-        Some(approver) => {
-            let request = ApprovalRequest::new(hook, ctx, &approval);
-            let answer = match catch(|| approver.decide(&request)) {
-                Ok(pending) => within(Some(approval.wait()), pending).await,
-                Err(error) => Err(error),
-            };
-            match answer {
-                Ok(answer) => ApprovalOutcome::Answered(answer),
-                Err(HookError::TimedOut(after)) => ApprovalOutcome::TimedOut {
-                    after_ms: after.as_millis(),
-                },
-                Err(error) => ApprovalOutcome::Failed {
-                    message: error.to_string(),
-                },
-            }
-        }
-    };
-    let prompt = approval.prompt();
-    let reason = match &outcome {
-        ApprovalOutcome::Answered(answer) if answer.is_approved() => None,
-        ApprovalOutcome::Answered(answer) => Some(format!(
-            "not approved{}{}",
-            answer
-                .responder()
-                .map(|by| format!(" by {by}"))
-                .unwrap_or_default(),
-            answer
-                .reason()
-                .map(|why| format!(": {why}"))
-                .unwrap_or_default(),
-        )),
-        ApprovalOutcome::TimedOut { after_ms } => Some(format!(
-            "approval \"{prompt}\" got no answer within {after_ms} ms; denied by default"
-        )),
-        ApprovalOutcome::NoApprover => Some(format!(
-            "approval \"{prompt}\" is required but no approver is configured; denied by default"
-        )),
-        ApprovalOutcome::Failed { message } => Some(format!(
-            "approval \"{prompt}\" could not be asked ({message}); denied by default"
-        )),
-    };
-    ctx.__trail().record_approval(ApprovalRecord {
-        hook: hook.clone(),
-        prompt: prompt.to_owned(),
-        outcome: outcome.clone(),
-    });
-    reason.map(|reason| {
-        Denial::new(
-            hook.clone(),
-            Cow::Owned(reason),
-            DenialCause::NotApproved(outcome),
-        )
-    })
 }

@@ -3,12 +3,9 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use crate::decision::Decision;
-use crate::event::Event;
-use crate::failure::HookError;
-use crate::hook::HookCall;
-use crate::output::Verdict;
-use crate::table::{Candidate, Entry, Runner};
+use crate::registry::table::{Candidate, Entry, Runner, Shape};
+use crate::registry::{Event, HookCall};
+use crate::verdict::{Decision, HookError, Verdict};
 
 /// The entries a dispatch walks, each with whether its matcher must be
 /// checked against the call: every entry (by name), or a tool handle's candidates.
@@ -81,8 +78,8 @@ pub(crate) enum Stretch<'t, C: 'static> {
     Done,
     /// This hook said something other than `Continue` (or failed).
     Stopped(&'t Entry<C>, Verdict),
-    /// This hook needs more than a plain call (it is async, a runtime hook,
-    /// or traced); it has not run.
+    /// This hook needs more than a plain call (it may wait, or the
+    /// dispatch is traced); it has not run.
     Slow(&'t Entry<C>),
 }
 
@@ -102,16 +99,16 @@ pub(crate) fn sync_stretch<'t, C: Event>(
                 return Stretch::Slow(entry);
             }
             let verdict = match &entry.runner {
-                Runner::Sync(hook) => {
+                Runner::Plain(hook) => {
                     ctx.__trail().enter(&entry.meta.name);
                     running = Some(entry);
-                    hook(ctx)
+                    hook(ctx, &entry.state)
                 }
                 // A closure added with `Hook::new` always answers at once.
-                Runner::Runtime(hook) if !entry.meta.asynchronous => {
+                Runner::Runtime(hook) if entry.meta.shape == Shape::Sync => {
                     ctx.__trail().enter(&entry.meta.name);
                     running = Some(entry);
-                    match hook.call(ctx) {
+                    match hook.run(ctx, &entry.state) {
                         HookCall::Ready(verdict) => verdict,
                         HookCall::Pending(_) => Err(HookError::failed(
                             "returned a future though it was added as a synchronous hook",

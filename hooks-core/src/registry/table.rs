@@ -7,16 +7,14 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::context::{
-    PostToolUse, PreModelRequest, PreToolUse, SessionEnd, SessionStart, Stop, UserPromptSubmit,
-};
-use crate::event::{Event, EventKind};
-use crate::failure::OnError;
-use crate::hook::RuntimeHook;
+use crate::event::{EventKind, OnError};
 use crate::matcher::Matcher;
 use crate::name::HookName;
-use crate::output::Verdict;
-use crate::registry::{AsyncHookFn, HookFn, LinkedHook};
+use crate::registry::event::Event;
+use crate::registry::hook::Run;
+use crate::registry::linked::{HookFn, LinkedHook, StartFn};
+use crate::registry::state::{State, StateType};
+use crate::verdict::Verdict;
 
 /// Where a hook comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -51,6 +49,17 @@ impl fmt::Display for Origin {
     }
 }
 
+/// How a hook runs, as `describe()` tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// A plain call.
+    Sync,
+    /// A plain call that may hand back a future.
+    Deferred,
+    /// Always a future.
+    Async,
+}
+
 /// Everything about a hook except how to run it.
 #[derive(Debug, Clone)]
 pub(crate) struct HookMeta {
@@ -60,60 +69,56 @@ pub(crate) struct HookMeta {
     pub(crate) matcher: Option<Matcher>,
     pub(crate) on_error: OnError,
     pub(crate) timeout: Option<Duration>,
-    pub(crate) asynchronous: bool,
+    pub(crate) shape: Shape,
     pub(crate) observer: bool,
+    pub(crate) state: Vec<StateType>,
     pub(crate) origin: Origin,
 }
 
+/// How the dispatcher calls a hook.
 pub(crate) enum Runner<C: 'static> {
-    Sync(fn(&mut C) -> Verdict),
-    Async(AsyncHookFn<C>),
-    Runtime(Arc<dyn RuntimeHook<C>>),
-    Observe(fn(&C) -> Verdict),
-    ObserveAsync(AsyncHookFn<C>),
-    ObserveRuntime(Arc<dyn Fn(&C) -> Verdict + Send + Sync>),
+    /// A plain call: the fast path.
+    Plain(fn(&mut C, &State) -> Verdict),
+    /// A call that takes the context and hands it back, now or later.
+    Started(StartFn<C>),
+    /// A runtime hook.
+    Runtime(Arc<dyn Run<C>>),
 }
 
-impl<C> Runner<C> {
-    /// Whether this runs after the decision, as an observer.
-    pub(crate) fn observes(&self) -> bool {
-        matches!(
-            self,
-            Runner::Observe(_) | Runner::ObserveAsync(_) | Runner::ObserveRuntime(_)
-        )
-    }
-}
-
-#[doc(hidden)]
 pub(crate) struct Entry<C: 'static> {
     pub(crate) meta: HookMeta,
     pub(crate) runner: Runner<C>,
+    /// The state the hook reads, resolved when the dispatcher is built.
+    pub(crate) state: State,
 }
 
 impl<C: Event> Entry<C> {
     pub(crate) fn linked(hook: &'static LinkedHook<C>) -> Self {
-        let (runner, asynchronous): (Runner<C>, bool) = match hook.run {
-            HookFn::Sync(f) => (Runner::Sync(f), false),
-            HookFn::Async(f) => (Runner::Async(f), true),
-            HookFn::Observe(f) => (Runner::Observe(f), false),
-            HookFn::ObserveAsync(f) => (Runner::ObserveAsync(f), true),
+        let (runner, shape) = match hook.run {
+            HookFn::Plain(f) => (Runner::Plain(f), Shape::Sync),
+            HookFn::Deferred(f) => (Runner::Started(f), Shape::Deferred),
+            HookFn::Async(f) => (Runner::Started(f), Shape::Async),
         };
         Entry {
             meta: HookMeta {
                 name: HookName::from_static(hook.name),
                 priority: hook.priority,
                 group: hook.group.map(Cow::Borrowed),
-                matcher: hook.matcher.clone(),
-                on_error: on_error(&runner, hook.on_error, C::KIND),
-                timeout: hook.timeout,
-                asynchronous,
-                observer: runner.observes(),
+                matcher: hook
+                    .matches
+                    .map(|(source, alternatives)| Matcher::__from_static(source, alternatives)),
+                on_error: on_error(hook.observe, hook.on_error, C::KIND),
+                timeout: (hook.timeout_ms > 0).then(|| Duration::from_millis(hook.timeout_ms)),
+                shape,
+                observer: hook.observe,
+                state: hook.state.to_vec(),
                 origin: Origin::Linked {
                     file: hook.file,
                     line: hook.line,
                 },
             },
             runner,
+            state: State::default(),
         }
     }
 
@@ -128,12 +133,8 @@ impl<C: Event> Entry<C> {
 
 /// A hook's failure policy: observers always fail open (they run after the
 /// decision); others as they say, or as their event does by default.
-pub(crate) fn on_error<C>(
-    runner: &Runner<C>,
-    declared: Option<OnError>,
-    event: EventKind,
-) -> OnError {
-    if runner.observes() {
+pub(crate) fn on_error(observer: bool, declared: Option<OnError>, event: EventKind) -> OnError {
+    if observer {
         OnError::Continue
     } else {
         declared.unwrap_or(event.default_on_error())
@@ -182,30 +183,33 @@ impl<C> Table<C> {
     }
 }
 
-#[doc(hidden)]
-#[derive(Default)]
-pub struct Tables {
-    pub(crate) session_start: Table<SessionStart>,
-    pub(crate) user_prompt_submit: Table<UserPromptSubmit>,
-    pub(crate) pre_model_request: Table<PreModelRequest>,
-    pub(crate) pre_tool_use: Table<PreToolUse>,
-    pub(crate) post_tool_use: Table<PostToolUse>,
-    pub(crate) stop: Table<Stop>,
-    pub(crate) session_end: Table<SessionEnd>,
+macro_rules! tables {
+    ($($kind:ident { attr: $attr:ident, $($rest:tt)* })*) => {
+        /// Every event's table.
+        #[doc(hidden)]
+        #[derive(Default)]
+        pub struct Tables {
+            $(pub(crate) $attr: Table<crate::context::$kind>,)*
+        }
+
+        impl Tables {
+            /// Every hook's metadata, event by event in lifecycle order.
+            pub(crate) fn metas(&self) -> impl Iterator<Item = (EventKind, &HookMeta)> {
+                std::iter::empty()
+                    $(.chain(self.$attr.entries.iter().map(|entry| (EventKind::$kind, &entry.meta))))*
+            }
+
+            /// Calls `visit` with every event's table, in lifecycle order.
+            pub(crate) fn each_mut(&mut self, visit: &mut impl VisitTable) {
+                $(visit.visit(&mut self.$attr);)*
+            }
+        }
+    };
 }
 
-impl Tables {
-    /// Every hook's metadata, event by event in lifecycle order.
-    pub(crate) fn metas(&self) -> impl Iterator<Item = (crate::EventKind, &HookMeta)> {
-        fn of<C: Event>(table: &Table<C>) -> impl Iterator<Item = (crate::EventKind, &HookMeta)> {
-            table.entries.iter().map(|entry| (C::KIND, &entry.meta))
-        }
-        of(&self.session_start)
-            .chain(of(&self.user_prompt_submit))
-            .chain(of(&self.pre_model_request))
-            .chain(of(&self.pre_tool_use))
-            .chain(of(&self.post_tool_use))
-            .chain(of(&self.stop))
-            .chain(of(&self.session_end))
-    }
+hooks_events::for_each_event!(tables);
+
+/// Something done to every event's table (Rust has no generic closures).
+pub(crate) trait VisitTable {
+    fn visit<C: Event>(&mut self, table: &mut Table<C>);
 }

@@ -2,9 +2,8 @@ use std::fmt::{self, Write as _};
 
 use serde::Serialize;
 
-use crate::event::EventKind;
-use crate::failure::OnError;
-use crate::table::{Origin, Tables};
+use crate::event::{EventKind, OnError};
+use crate::registry::table::{Origin, Shape, Tables};
 
 /// Every hook of a dispatcher, in dispatch order: the static audit of what
 /// runs where. Prints as a table; serializes as JSON.
@@ -49,8 +48,12 @@ pub struct HookInfo {
     pub on_error: OnError,
     /// Its timeout, for hooks that return a future.
     pub timeout_ms: Option<u64>,
-    /// Whether it is async.
+    /// Whether it may wait: an `async fn`, a hook returning `Deferred`, or a runtime hook returning futures.
     pub asynchronous: bool,
+    /// Whether it answers at once unless it must wait (returns `Deferred`).
+    pub deferred: bool,
+    /// The types of the state it reads.
+    pub state: Vec<&'static str>,
     /// Whether it observes (runs after the decision, cannot change it).
     pub observer: bool,
     /// Where it comes from.
@@ -71,7 +74,9 @@ impl Description {
                 timeout_ms: meta
                     .timeout
                     .map(|timeout| u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX)),
-                asynchronous: meta.asynchronous,
+                asynchronous: meta.shape != Shape::Sync,
+                deferred: meta.shape == Shape::Deferred,
+                state: meta.state.iter().map(|ty| (ty.name)()).collect(),
                 observer: meta.observer,
                 origin: meta.origin.clone(),
             })
@@ -95,20 +100,53 @@ impl Description {
 }
 
 fn kind(hook: &HookInfo) -> String {
+    let shape = match (hook.asynchronous, hook.deferred) {
+        (false, _) => "sync",
+        (true, false) => "async",
+        (true, true) => "deferred",
+    };
     let role = if hook.observer { " observer" } else { "" };
-    match (hook.asynchronous, hook.timeout_ms) {
-        (false, _) => format!("sync{role}"),
-        (true, None) => format!("async{role}"),
-        (true, Some(ms)) => format!("async{role} {ms}ms"),
+    match hook.timeout_ms {
+        None => format!("{shape}{role}"),
+        Some(ms) => format!("{shape}{role} {ms}ms"),
     }
+}
+
+/// The state column: short type names (`Policy`, not `my_app::policy::Policy`).
+fn state(hook: &HookInfo) -> String {
+    if hook.state.is_empty() {
+        return "-".to_owned();
+    }
+    hook.state
+        .iter()
+        .map(|name| short_type_name(name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `a::b::C<d::E>` as `C<E>`.
+fn short_type_name(name: &str) -> String {
+    let mut short = String::with_capacity(name.len());
+    let mut segment = String::new();
+    for c in name.chars() {
+        if c.is_alphanumeric() || c == '_' || c == ':' {
+            segment.push(c);
+        } else {
+            short.push_str(segment.rsplit("::").next().unwrap_or(""));
+            segment.clear();
+            short.push(c);
+        }
+    }
+    short.push_str(segment.rsplit("::").next().unwrap_or(""));
+    short
 }
 
 impl fmt::Display for Description {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const HEADER: [&str; 8] = [
-            "event", "priority", "name", "matches", "group", "on_error", "kind", "origin",
+        const HEADER: [&str; 9] = [
+            "event", "priority", "name", "matches", "group", "on_error", "kind", "state", "origin",
         ];
-        let rows: Vec<[String; 8]> = self
+        let rows: Vec<[String; 9]> = self
             .hooks
             .iter()
             .map(|hook| {
@@ -120,6 +158,7 @@ impl fmt::Display for Description {
                     hook.group.clone().unwrap_or_else(|| "-".into()),
                     hook.on_error.to_string(),
                     kind(hook),
+                    state(hook),
                     hook.origin.to_string(),
                 ]
             })

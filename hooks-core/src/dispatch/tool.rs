@@ -5,15 +5,15 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::chain::Chain;
+use super::chain::Chain;
+use super::walk::Dispatch;
 use crate::context::{PostToolUse, PreToolUse};
-use crate::dispatch::Hooks;
-use crate::event::{EventKind, ToolEvent};
-use crate::future::Dispatch;
+use crate::event::EventKind;
 use crate::matcher::Relevance;
-use crate::outcome::{Denial, Outcome};
+use crate::registry::table::Candidate;
+use crate::registry::{Hooks, ToolEvent};
 use crate::session::Session;
-use crate::table::Candidate;
+use crate::verdict::{Denial, Outcome};
 
 /// The hooks of one tool, found once: dispatching through a handle costs
 /// O(hooks that can match this tool), however many hooks are registered.

@@ -1,9 +1,9 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use crate::approval::ApprovalOutcome;
-use crate::failure::HookError;
 use crate::name::HookName;
+use crate::verdict::ApprovalOutcome;
+use crate::verdict::HookError;
 
 /// What dispatching an event came to.
 ///

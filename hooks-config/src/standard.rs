@@ -1,0 +1,260 @@
+//! The standard hooks' tables: `[read_only]`, `[truncate]`, `[rate_limit]`,
+//! `[audit_log]` and `[approval]`. Each configures its hook for the dispatcher
+//! the file is applied to, and no other.
+//!
+//! A table needs its hook compiled into the program: hooks-config forces no
+//! hooks-std feature, so a program turns on the ones it wants (hooks-config's
+//! features of the same names turn on hooks-std's). A table for a hook the
+//! program was built without is refused at load, naming the feature, rather
+//! than read and silently ignored.
+
+use std::path::{Path, PathBuf};
+
+use hooks_core::HooksBuilder;
+use serde::Deserialize;
+
+use crate::{ConfigError, Problems};
+
+/// A table type, or [`Absent`] when its hook is not compiled in.
+macro_rules! table_type {
+    ($feature:literal, $alias:ident, $ty:ty) => {
+        #[cfg(feature = $feature)]
+        pub(crate) type $alias = $ty;
+        #[cfg(not(feature = $feature))]
+        pub(crate) type $alias = Absent;
+    };
+}
+
+table_type!("read-only", ReadOnlyTable, hooks_std::read_only::ReadOnly);
+table_type!("truncate", TruncateTable, hooks_std::truncate::Truncate);
+table_type!(
+    "rate-limit",
+    RateLimitTable,
+    hooks_std::rate_limit::RateLimit
+);
+table_type!("audit-log", AuditTable, hooks_std::audit::Audit);
+table_type!("approval", ApprovalTable, hooks_std::approval::Approvals);
+
+/// A table for a hook this program was built without: read whole, then refused.
+#[derive(Deserialize)]
+#[allow(dead_code)] // read to be refused, never used
+pub(crate) struct Absent(serde::de::IgnoredAny);
+
+/// The standard hooks' tables, with the line each starts on.
+#[derive(Default)]
+pub(crate) struct StdSettings {
+    pub(crate) read_only: Option<(u32, ReadOnlyTable)>,
+    pub(crate) truncate: Option<(u32, TruncateTable)>,
+    pub(crate) rate_limit: Option<(u32, RateLimitTable)>,
+    pub(crate) audit_log: Option<(u32, AuditTable)>,
+    pub(crate) approval: Option<(u32, ApprovalTable)>,
+    /// `approval_channel = "terminal"`, and its line.
+    pub(crate) terminal_approvals: Option<u32>,
+}
+
+impl StdSettings {
+    /// Refuses the tables of hooks this program was built without.
+    pub(crate) fn check(&self, file: &str, problems: &mut Problems) {
+        let tables = [
+            (
+                "read_only",
+                "read-only",
+                self.read_only.as_ref().map(|t| t.0),
+            ),
+            ("truncate", "truncate", self.truncate.as_ref().map(|t| t.0)),
+            (
+                "rate_limit",
+                "rate-limit",
+                self.rate_limit.as_ref().map(|t| t.0),
+            ),
+            (
+                "audit_log",
+                "audit-log",
+                self.audit_log.as_ref().map(|t| t.0),
+            ),
+            ("approval", "approval", self.approval.as_ref().map(|t| t.0)),
+        ];
+        if let (Some(line), None) = (self.terminal_approvals, &self.approval) {
+            problems.push(
+                file,
+                line,
+                None,
+                "`approval_channel` is set, but there is no `[approval]` table for it to answer",
+            );
+        }
+        for (table, feature, line) in tables {
+            if let Some(line) = line
+                && !compiled_in(feature)
+            {
+                problems.push(
+                    file,
+                    line,
+                    None,
+                    format!(
+                        "`[{table}]` configures a standard hook this program is built without: \
+                         turn on the `{feature}` feature of hooks-config (it turns on hooks-std's)"
+                    ),
+                );
+            }
+        }
+    }
+
+    /// Builds every table's state and opens every store, or changes nothing:
+    /// the pure checks first, then the files, and a file this created is
+    /// removed again if anything after it fails.
+    #[cfg_attr(
+        not(any(
+            feature = "read-only",
+            feature = "truncate",
+            feature = "rate-limit",
+            feature = "audit-log",
+            feature = "approval"
+        )),
+        allow(
+            clippy::unnecessary_wraps,
+            clippy::unused_self,
+            unused_mut,
+            unused_variables
+        )
+    )]
+    pub(crate) fn prepare(self, file: &str) -> Result<Prepared, ConfigError> {
+        let mut problems = Problems::default();
+        let mut prepared = Prepared::default();
+        #[cfg(feature = "read-only")]
+        if let Some((line, table)) = self.read_only {
+            match hooks_std::read_only::ReadOnlyGuard::new(table) {
+                Ok(guard) => prepared.step(move |builder| builder.state(guard)),
+                Err(error) => problems.push(file, line, None, format!("[read_only]: {error}")),
+            }
+        }
+        #[cfg(feature = "truncate")]
+        if let Some((line, table)) = self.truncate {
+            match hooks_std::truncate::Truncator::new(table) {
+                Ok(truncator) => prepared.step(move |builder| builder.state(truncator)),
+                Err(error) => problems.push(file, line, None, format!("[truncate]: {error}")),
+            }
+        }
+        #[cfg(feature = "rate-limit")]
+        if let Some((line, table)) = self.rate_limit {
+            match hooks_std::rate_limit::RateLimiter::new(table) {
+                Ok(limiter) => prepared.step(move |builder| builder.state(limiter)),
+                Err(error) => problems.push(file, line, None, format!("[rate_limit]: {error}")),
+            }
+        }
+        #[cfg(feature = "approval")]
+        if let Some((line, table)) = &self.approval
+            && let Err(error) = hooks_std::approval::ApprovalPolicy::new(table)
+        {
+            problems.push(file, *line, None, format!("[approval]: {error}"));
+        }
+        problems.into_result()?;
+
+        // Only now, with everything else right, the files.
+        let mut problems = Problems::default();
+        let mut created = Created::default();
+        #[cfg(feature = "audit-log")]
+        if let Some((line, table)) = self.audit_log {
+            created.watch(&table.path);
+            match hooks_std::audit::Auditor::from_config(table) {
+                Ok(auditor) => prepared.step(move |builder| builder.state(auditor)),
+                Err(error) => problems.push(file, line, None, format!("[audit_log]: {error}")),
+            }
+        }
+        #[cfg(feature = "approval")]
+        if let Some((line, table)) = self.approval
+            && problems.is_empty()
+        {
+            use hooks_std::approval::{ApprovalGate, CliChannel, TerminalChannel};
+            for suffix in ["", "-wal", "-shm"] {
+                let mut path = table.database.clone().into_os_string();
+                path.push(suffix);
+                created.watch(Path::new(&path));
+            }
+            match ApprovalGate::open(&table) {
+                Ok(gate) => {
+                    let gate = if self.terminal_approvals.is_some() {
+                        let who = std::env::var("USER").unwrap_or_else(|_| "terminal".to_owned());
+                        gate.channel(TerminalChannel::new(who))
+                    } else {
+                        gate.channel(CliChannel)
+                    };
+                    prepared
+                        .step(move |builder| builder.state(gate.policy().clone()).approver(gate));
+                }
+                Err(error) => problems.push(file, line, None, format!("[approval]: {error}")),
+            }
+        }
+        if !problems.is_empty() {
+            created.remove();
+        }
+        problems.into_result().map(|()| prepared)
+    }
+}
+
+/// Whether the standard hook behind `feature` is compiled into this program.
+fn compiled_in(feature: &str) -> bool {
+    [
+        ("read-only", cfg!(feature = "read-only")),
+        ("truncate", cfg!(feature = "truncate")),
+        ("rate-limit", cfg!(feature = "rate-limit")),
+        ("audit-log", cfg!(feature = "audit-log")),
+        ("approval", cfg!(feature = "approval")),
+    ]
+    .contains(&(feature, true))
+}
+
+type Step = Box<dyn FnOnce(HooksBuilder) -> HooksBuilder>;
+
+/// What applying the tables does to a builder, ready to do.
+#[derive(Default)]
+pub(crate) struct Prepared {
+    steps: Vec<Step>,
+}
+
+impl Prepared {
+    #[cfg_attr(
+        not(any(
+            feature = "read-only",
+            feature = "truncate",
+            feature = "rate-limit",
+            feature = "audit-log",
+            feature = "approval"
+        )),
+        allow(dead_code)
+    )]
+    fn step(&mut self, step: impl FnOnce(HooksBuilder) -> HooksBuilder + 'static) {
+        self.steps.push(Box::new(step));
+    }
+
+    pub(crate) fn apply(self, builder: HooksBuilder) -> HooksBuilder {
+        self.steps
+            .into_iter()
+            .fold(builder, |builder, step| step(builder))
+    }
+}
+
+/// Files that did not exist before this load: removed if the load fails.
+#[derive(Default)]
+struct Created(Vec<PathBuf>);
+
+impl Created {
+    #[cfg_attr(
+        not(any(feature = "audit-log", feature = "approval")),
+        allow(dead_code)
+    )]
+    fn watch(&mut self, path: &Path) {
+        if !path.exists() {
+            self.0.push(path.to_owned());
+        }
+    }
+
+    fn remove(self) {
+        for path in self.0 {
+            if path.exists()
+                && let Err(error) = std::fs::remove_file(&path)
+            {
+                tracing::warn!(path = %path.display(), %error, "a file made by a failed configuration load could not be removed");
+            }
+        }
+    }
+}

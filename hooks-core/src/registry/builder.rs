@@ -1,0 +1,422 @@
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use crate::context::DEFAULT_INJECTION_BUDGET;
+use crate::event::{EventKind, OnError};
+use crate::matcher::Matcher;
+use crate::registry::event::Event;
+use crate::registry::hook::{Hook, Timed};
+use crate::registry::hooks::{Hooks, Inner};
+use crate::registry::linked::__HOOKS_CORE_V1_STATE_DEFAULTS;
+use crate::registry::problem::{BuildError, BuildProblem};
+use crate::registry::state::{Shared, State, StateMap, StateType, StateValue};
+use crate::registry::table::{
+    Entry, HookMeta, Origin, Runner, Table, Tables, VisitTable, on_error,
+};
+use crate::verdict::Approver;
+
+/// Builds a [`Hooks`] dispatcher: which hooks to keep, which runtime hooks
+/// to add, the state hooks read, who answers approvals, and what must be present.
+///
+/// Every problem is collected and reported together by [`build`](Self::build);
+/// none is skipped silently.
+///
+/// ```
+/// use hooks_core::prelude::*;
+///
+/// #[pre_tool_use(group = "billing")]
+/// fn invoices_only(_ctx: &mut PreToolUse) {}
+///
+/// let hooks = Hooks::builder()
+///     .groups(["billing"])                               // hooks of this group only
+///     .require([concat!(module_path!(), "::invoices_only")])    // fail now if it is missing
+///     .build()
+///     .unwrap();
+/// assert_eq!(hooks.count::<PreToolUse>(), 1);
+///
+/// let err = Hooks::builder().require(["billing::refund_guard"]).build().unwrap_err();
+/// assert!(err.to_string().contains("`billing::refund_guard` is required but not linked"));
+/// ```
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct HooksBuilder {
+    linked: bool,
+    groups: Option<BTreeSet<String>>,
+    without_groups: BTreeSet<String>,
+    only: Option<BTreeSet<String>>,
+    without: BTreeSet<String>,
+    required: BTreeSet<String>,
+    runtime: Tables,
+    problems: Vec<BuildProblem>,
+    approver: Option<Arc<dyn Approver>>,
+    injection_budget: usize,
+    states: StateMap,
+}
+
+impl Hooks {
+    /// A builder starting from every hook linked into the binary.
+    pub fn builder() -> HooksBuilder {
+        HooksBuilder {
+            linked: true,
+            groups: None,
+            without_groups: BTreeSet::new(),
+            only: None,
+            without: BTreeSet::new(),
+            required: BTreeSet::new(),
+            runtime: Tables::default(),
+            problems: Vec::new(),
+            approver: None,
+            injection_budget: DEFAULT_INJECTION_BUDGET,
+            states: StateMap::default(),
+        }
+    }
+}
+
+impl HooksBuilder {
+    /// Leaves out every linked hook: the dispatcher runs runtime hooks only.
+    pub fn without_linked(mut self) -> Self {
+        self.linked = false;
+        self
+    }
+
+    /// Keeps only the hooks (linked, runtime or from a config file) in one of these groups.
+    pub fn groups<I: IntoIterator<Item = S>, S: Into<String>>(mut self, groups: I) -> Self {
+        self.groups
+            .get_or_insert_with(BTreeSet::new)
+            .extend(groups.into_iter().map(Into::into));
+        self
+    }
+
+    /// Leaves out the hooks in these groups.
+    pub fn without_groups<I: IntoIterator<Item = S>, S: Into<String>>(mut self, groups: I) -> Self {
+        self.without_groups
+            .extend(groups.into_iter().map(Into::into));
+        self
+    }
+
+    /// Keeps only the hooks with these names.
+    pub fn only<I: IntoIterator<Item = S>, S: Into<String>>(mut self, names: I) -> Self {
+        self.only
+            .get_or_insert_with(BTreeSet::new)
+            .extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Leaves out the hooks with these names.
+    pub fn without<I: IntoIterator<Item = S>, S: Into<String>>(mut self, names: I) -> Self {
+        self.without.extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Fails [`build`](Self::build) unless hooks with these names are in the
+    /// dispatcher: the start-up check that a crate of hooks was really linked.
+    pub fn require<I: IntoIterator<Item = S>, S: Into<String>>(mut self, names: I) -> Self {
+        self.required.extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Gives hooks a value to read: a hook taking `&T` after its context gets
+    /// this one. One value per type; a later call replaces an earlier one.
+    ///
+    /// Each dispatcher owns its state, so one process can hold several
+    /// dispatchers with several policies (tenants, gateway upstreams, tests).
+    ///
+    /// ```standalone_crate
+    /// use hooks_core::prelude::*;
+    ///
+    /// struct Policy { max_amount: u64 }
+    ///
+    /// #[pre_tool_use(matches = "pay", group = "state_doc")]
+    /// fn cap(ctx: &mut PreToolUse, policy: &Policy) -> Decision {
+    ///     match ctx.args()["amount"].as_u64() {
+    ///         Some(amount) if amount <= policy.max_amount => Decision::Continue,
+    ///         _ => Decision::deny(format!("payments above {} need another route", policy.max_amount)),
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let strict = Hooks::builder().groups(["state_doc"]).state(Policy { max_amount: 10 }).build().unwrap();
+    /// let lax = Hooks::builder().groups(["state_doc"]).state(Policy { max_amount: 1_000 }).build().unwrap();
+    /// let session = Session::new("s");
+    /// let mut pay = || PreToolUse::new(&session, "pay", json!({"amount": 100}));
+    /// assert!(strict.dispatch(&mut pay()).await.is_denied());
+    /// assert!(lax.dispatch(&mut pay()).await.is_continue());
+    ///
+    /// // Without a `Policy`, the dispatcher is not built: the error names the hook and the type.
+    /// let error = Hooks::builder().groups(["state_doc"]).build().unwrap_err();
+    /// assert!(error.to_string().contains("reads state of type"));
+    /// # }
+    /// ```
+    pub fn state<T: StateValue>(self, value: T) -> Self {
+        self.shared_state(Arc::new(value))
+    }
+
+    /// Like [`state`](Self::state), for a value shared with the application or
+    /// with other dispatchers (one rate-limit store for several tenants, say).
+    pub fn shared_state<T: StateValue>(mut self, value: Arc<T>) -> Self {
+        self.states.insert(value);
+        self
+    }
+
+    /// Adds a runtime hook; it joins the order of the linked hooks.
+    pub fn hook<C: Event>(mut self, hook: Hook<C>) -> Self {
+        let matcher = match hook.pattern.as_deref().map(Matcher::parse) {
+            None => None,
+            Some(Ok(matcher)) => Some(matcher),
+            Some(Err(error)) => {
+                self.problems.push(BuildProblem::BadPattern {
+                    event: C::KIND,
+                    hook: hook.name.to_string(),
+                    pattern: hook.pattern.clone().unwrap_or_default(),
+                    error,
+                });
+                return self;
+            }
+        };
+        if hook.on_error == Some(OnError::Deny) && hook.observer {
+            self.problems.push(BuildProblem::ObserverCannotDeny {
+                event: C::KIND,
+                hook: hook.name.to_string(),
+            });
+            return self;
+        }
+        if hook.on_error == Some(OnError::Deny) && !C::KIND.can_block() {
+            self.problems.push(BuildProblem::CannotDeny {
+                event: C::KIND,
+                hook: hook.name.to_string(),
+            });
+            return self;
+        }
+        let runner = match hook.timeout {
+            Some(limit) => Arc::new(Timed {
+                inner: hook.runner,
+                limit,
+            }),
+            None => hook.runner,
+        };
+        C::__table_mut(&mut self.runtime).entries.push(Entry {
+            meta: HookMeta {
+                name: hook.name,
+                priority: hook.priority,
+                group: hook.group,
+                matcher,
+                on_error: on_error(hook.observer, hook.on_error, C::KIND),
+                timeout: hook.timeout,
+                shape: hook.shape,
+                observer: hook.observer,
+                state: hook.state,
+                origin: hook.origin,
+            },
+            runner: Runner::Runtime(runner),
+            state: State::default(),
+        });
+        self
+    }
+
+    /// Sets who answers [`Decision::Ask`](crate::Decision::Ask). Without one,
+    /// every approval is denied.
+    pub fn approver(mut self, approver: impl Approver) -> Self {
+        self.approver = Some(Arc::new(approver));
+        self
+    }
+
+    /// Sets the byte budget for injected context per event (default 10 KiB).
+    pub fn injection_budget(mut self, bytes: usize) -> Self {
+        self.injection_budget = bytes;
+        self
+    }
+
+    /// Builds the dispatcher, or reports every problem found.
+    pub fn build(mut self) -> Result<Hooks, BuildError> {
+        let mut tables = Tables::default();
+        let mut collect = Collect {
+            builder: &mut self,
+            known_names: BTreeSet::new(),
+            known_groups: BTreeSet::new(),
+        };
+        tables.each_mut(&mut collect);
+        let (known_names, known_groups) = (collect.known_names, collect.known_groups);
+
+        let mut problems = std::mem::take(&mut self.problems);
+        self.check_filters(&known_names, &known_groups, &mut problems);
+        let present: BTreeSet<&str> = tables.metas().map(|(_, meta)| meta.name.as_str()).collect();
+        problems.extend(
+            self.required
+                .iter()
+                .filter(|name| !present.contains(name.as_str()))
+                .map(|name| BuildProblem::MissingRequired { name: name.clone() }),
+        );
+        problems.extend(duplicates(&tables));
+        let mut resolve = Resolve {
+            states: &mut self.states,
+            problems: &mut problems,
+            defaults_failed: BTreeSet::new(),
+        };
+        tables.each_mut(&mut resolve);
+        if !problems.is_empty() {
+            return Err(BuildError { problems });
+        }
+        Ok(Hooks {
+            inner: Arc::new(Inner {
+                tables,
+                approver: self.approver,
+                injection_budget: self.injection_budget,
+                states: self.states,
+            }),
+        })
+    }
+
+    /// Whether a hook passes the scoping filters.
+    fn keeps(&self, name: &str, group: Option<&str>) -> bool {
+        self.groups
+            .as_ref()
+            .is_none_or(|groups| group.is_some_and(|group| groups.contains(group)))
+            && group.is_none_or(|group| !self.without_groups.contains(group))
+            && self.only.as_ref().is_none_or(|only| only.contains(name))
+            && !self.without.contains(name)
+    }
+
+    /// A filter naming nothing is a typo, not a no-op: say so.
+    fn check_filters(
+        &self,
+        names: &BTreeSet<String>,
+        groups: &BTreeSet<String>,
+        problems: &mut Vec<BuildProblem>,
+    ) {
+        let unknown_names = |filter: &'static str, given: &BTreeSet<String>| {
+            given
+                .iter()
+                .filter(|name| !names.contains(*name))
+                .map(move |name| BuildProblem::UnknownHook {
+                    filter,
+                    name: name.clone(),
+                })
+                .collect::<Vec<_>>()
+        };
+        let unknown_groups = |filter: &'static str, given: &BTreeSet<String>| {
+            given
+                .iter()
+                .filter(|group| !groups.contains(*group))
+                .map(move |group| BuildProblem::UnknownGroup {
+                    filter,
+                    group: group.clone(),
+                })
+                .collect::<Vec<_>>()
+        };
+        if let Some(only) = &self.only {
+            problems.extend(unknown_names("only", only));
+        }
+        problems.extend(unknown_names("without", &self.without));
+        if let Some(given) = &self.groups {
+            problems.extend(unknown_groups("groups", given));
+        }
+        problems.extend(unknown_groups("without_groups", &self.without_groups));
+    }
+}
+
+/// Gathers each event's hooks: the linked ones (unless left out) and the
+/// runtime ones, through the same filters, in dispatch order.
+struct Collect<'b> {
+    builder: &'b mut HooksBuilder,
+    known_names: BTreeSet<String>,
+    known_groups: BTreeSet<String>,
+}
+
+impl VisitTable for Collect<'_> {
+    fn visit<C: Event>(&mut self, table: &mut Table<C>) {
+        if self.builder.linked {
+            for hook in C::__linked() {
+                self.known_names.insert(hook.name.to_owned());
+                self.known_groups.extend(hook.group.map(str::to_owned));
+                if self.builder.keeps(hook.name, hook.group) {
+                    table.entries.push(Entry::linked(hook));
+                }
+            }
+        }
+        let runtime = std::mem::take(&mut C::__table_mut(&mut self.builder.runtime).entries);
+        for entry in runtime {
+            let (name, group) = (entry.meta.name.as_str(), entry.meta.group.as_deref());
+            self.known_names.insert(name.to_owned());
+            self.known_groups.extend(group.map(str::to_owned));
+            if self.builder.keeps(name, group) {
+                table.entries.push(entry);
+            }
+        }
+        table.sort();
+    }
+}
+
+/// Gives every hook the state it reads: the builder's value of each type,
+/// else the default a crate offers (made once per dispatcher), else a problem.
+struct Resolve<'b> {
+    states: &'b mut StateMap,
+    problems: &'b mut Vec<BuildProblem>,
+    /// Types whose default failed, reported once.
+    defaults_failed: BTreeSet<&'static str>,
+}
+
+impl Resolve<'_> {
+    fn value(&mut self, ty: StateType) -> Option<Shared> {
+        if let Some(value) = self.states.get(ty) {
+            return Some(Arc::clone(value));
+        }
+        let name = (ty.name)();
+        if self.defaults_failed.contains(name) {
+            return None;
+        }
+        let offered = __HOOKS_CORE_V1_STATE_DEFAULTS
+            .iter()
+            .find(|default| (default.ty.id)() == (ty.id)())?;
+        match (offered.make)() {
+            Ok(value) => {
+                self.states.insert_shared(ty, Arc::clone(&value));
+                Some(value)
+            }
+            Err(error) => {
+                self.defaults_failed.insert(name);
+                self.problems.push(BuildProblem::StateDefaultFailed {
+                    type_name: name,
+                    offered_at: format!("{}:{}", offered.file, offered.line),
+                    error,
+                });
+                None
+            }
+        }
+    }
+}
+
+impl VisitTable for Resolve<'_> {
+    fn visit<C: Event>(&mut self, table: &mut Table<C>) {
+        for entry in &mut table.entries {
+            let mut values = Vec::with_capacity(entry.meta.state.len());
+            for &ty in &entry.meta.state {
+                match self.value(ty) {
+                    Some(value) => values.push(value),
+                    None if self.defaults_failed.contains((ty.name)()) => {}
+                    None => self.problems.push(BuildProblem::MissingState {
+                        event: C::KIND,
+                        hook: entry.meta.name.to_string(),
+                        type_name: (ty.name)(),
+                    }),
+                }
+            }
+            entry.state = State::new(values);
+        }
+    }
+}
+
+fn duplicates(tables: &Tables) -> Vec<BuildProblem> {
+    let mut seen: BTreeMap<(EventKind, &str), &Origin> = BTreeMap::new();
+    let mut problems = Vec::new();
+    for (event, meta) in tables.metas() {
+        if let Some(first) = seen.insert((event, meta.name.as_str()), &meta.origin) {
+            problems.push(BuildProblem::DuplicateName {
+                event,
+                name: meta.name.to_string(),
+                first: first.clone(),
+                second: meta.origin.clone(),
+            });
+        }
+    }
+    problems
+}

@@ -1,0 +1,137 @@
+//! The link between a context type, its event and its place in the
+//! registry: the [`Event`] trait, implemented for every context from the
+//! event table, with each event's capabilities as trait impls the compiler
+//! checks hooks against.
+
+use serde::Serialize;
+
+#[allow(clippy::wildcard_imports)] // every context, each named by the event table
+use crate::context::*;
+use crate::event::EventKind;
+use crate::registry::linked::LinkedHook;
+use crate::registry::table::{Table, Tables};
+use crate::session::Session;
+use crate::verdict::{Decision, HookOutput, Verdict};
+
+/// A hook context, which is also the type naming its event.
+///
+/// Implemented by the context types only.
+pub trait Event: Serialize + Send + Sync + Sized + 'static + sealed::Sealed {
+    /// Which event this is.
+    const KIND: EventKind;
+
+    /// The session the event belongs to.
+    fn session(&self) -> &Session;
+
+    /// The context as JSON: the session facts and the event's data, tagged
+    /// with `"event": "pre_tool_use"` (and so on), for logs and your own
+    /// transports. (Command and HTTP hooks declared with `hooks-config` get
+    /// the Claude Code hook protocol's shape instead: `hooks_config::protocol`.)
+    ///
+    /// # Panics
+    ///
+    /// Never: contexts hold only JSON-representable data.
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("contexts serialize to JSON")
+    }
+
+    #[doc(hidden)]
+    fn __linked() -> &'static [LinkedHook<Self>];
+    #[doc(hidden)]
+    fn __table(tables: &Tables) -> &Table<Self>;
+    #[doc(hidden)]
+    fn __table_mut(tables: &mut Tables) -> &mut Table<Self>;
+    #[doc(hidden)]
+    fn __trail(&mut self) -> &mut Trail;
+    #[doc(hidden)]
+    fn __tool_call(&self) -> Option<ToolCall<'_>> {
+        None
+    }
+}
+
+/// An event about one tool call ([`PreToolUse`](crate::PreToolUse),
+/// [`PostToolUse`](crate::PostToolUse)). Only these take `matches`.
+pub trait ToolEvent: Event {
+    /// The tool's name.
+    fn tool(&self) -> &str;
+}
+
+pub(crate) mod sealed {
+    pub trait Sealed {}
+}
+
+macro_rules! events {
+    ($($kind:ident {
+        attr: $attr:ident,
+        slice: $slice:ident,
+        block: $block:tt,
+        tool: $tool:tt,
+        $($rest:tt)*
+    })*) => {$(
+        impl sealed::Sealed for $kind {}
+
+        impl Event for $kind {
+            const KIND: EventKind = EventKind::$kind;
+
+            fn session(&self) -> &Session {
+                $kind::session(self)
+            }
+
+            fn __linked() -> &'static [LinkedHook<Self>] {
+                &crate::registry::linked::$slice
+            }
+
+            fn __table(tables: &Tables) -> &Table<Self> {
+                &tables.$attr
+            }
+
+            fn __table_mut(tables: &mut Tables) -> &mut Table<Self> {
+                &mut tables.$attr
+            }
+
+            fn __trail(&mut self) -> &mut Trail {
+                self.trail_mut()
+            }
+
+            tool_call!($tool);
+        }
+
+        tool_event!($tool, $kind);
+        blocking!($block, $kind);
+    )*};
+}
+
+macro_rules! tool_call {
+    (false) => {};
+    (true) => {
+        fn __tool_call(&self) -> Option<ToolCall<'_>> {
+            Some(ToolCall::new(self.tool(), self.args()))
+        }
+    };
+}
+
+macro_rules! tool_event {
+    (false, $kind:ident) => {};
+    (true, $kind:ident) => {
+        impl ToolEvent for $kind {
+            fn tool(&self) -> &str {
+                $kind::tool(self)
+            }
+        }
+    };
+}
+
+// One impl per blocking event: they are what the compiler lists when a
+// hook returns `Decision` from an event that cannot block.
+macro_rules! blocking {
+    (false, $kind:ident) => {};
+    (true, $kind:ident) => {
+        impl HookOutput<$kind> for Decision {
+            fn into_verdict(self) -> Verdict {
+                Ok(self)
+            }
+        }
+    };
+}
+
+hooks_events::for_each_event!(events);

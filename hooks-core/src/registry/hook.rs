@@ -1,0 +1,436 @@
+//! Hooks added at run time: closures on the builder, and anything implementing
+//! [`RuntimeHook`] (command, HTTP and prompt hooks build on it).
+
+use std::borrow::Cow;
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::event::OnError;
+use crate::name::HookName;
+use crate::registry::event::{Event, ToolEvent};
+use crate::registry::state::{State, StateType, StateValue};
+use crate::registry::table::{Origin, Shape};
+use crate::verdict::guard;
+use crate::verdict::{BoxFuture, HookOutput, ObserverOutput, Verdict};
+
+/// A hook whose behaviour is decided at run time.
+///
+/// Return [`HookCall::Ready`] when the answer is known at once (no allocation),
+/// or [`HookCall::Pending`] with a future.
+pub trait RuntimeHook<C>: Send + Sync + 'static {
+    /// Runs the hook on `ctx`.
+    fn call<'a>(&'a self, ctx: &'a mut C) -> HookCall<'a>;
+}
+
+/// What a [`RuntimeHook`] call returns.
+pub enum HookCall<'a> {
+    /// The hook has finished.
+    Ready(Verdict),
+    /// The hook will finish when this future does.
+    Pending(BoxFuture<'a, Verdict>),
+}
+
+/// How the dispatcher runs a runtime hook: with the state it reads.
+pub(crate) trait Run<C>: Send + Sync + 'static {
+    fn run<'a>(&'a self, ctx: &'a mut C, state: &'a State) -> HookCall<'a>;
+}
+
+/// A closure a hook can be made of with [`Hook::new`]: `Fn(&mut C) -> R`, or
+/// `Fn(&mut C, &S) -> R` where `S` is state given to the builder
+/// ([`HooksBuilder::state`](crate::HooksBuilder::state)). `R` is anything a
+/// hook function may return.
+#[diagnostic::on_unimplemented(
+    message = "this closure cannot be a `{C}` hook",
+    label = "expected `|ctx: &mut {C}| ..` or `|ctx: &mut {C}, state: &S| ..`",
+    note = "annotate the closure's parameters, and return `()`, `Decision` (on events that may block) or a `Result` of those"
+)]
+pub trait HookClosure<C, Args>: Send + Sync + 'static {
+    #[doc(hidden)]
+    fn __state() -> Vec<StateType>;
+    #[doc(hidden)]
+    fn __call(&self, ctx: &mut C, state: &State) -> Verdict;
+}
+
+impl<C, F, R> HookClosure<C, ()> for F
+where
+    F: Fn(&mut C) -> R + Send + Sync + 'static,
+    R: HookOutput<C>,
+{
+    fn __state() -> Vec<StateType> {
+        Vec::new()
+    }
+
+    fn __call(&self, ctx: &mut C, _: &State) -> Verdict {
+        self(ctx).into_verdict()
+    }
+}
+
+impl<C, F, R, S> HookClosure<C, (S,)> for F
+where
+    F: Fn(&mut C, &S) -> R + Send + Sync + 'static,
+    R: HookOutput<C>,
+    S: StateValue,
+{
+    fn __state() -> Vec<StateType> {
+        vec![StateType::of::<S>()]
+    }
+
+    fn __call(&self, ctx: &mut C, state: &State) -> Verdict {
+        self(ctx, state.get(0)).into_verdict()
+    }
+}
+
+/// A closure an observer can be made of with [`Hook::observer`]: `Fn(&C) -> R`,
+/// or `Fn(&C, &S) -> R` with state `S`; `R` is `()` or `Result<(), E>`.
+#[diagnostic::on_unimplemented(
+    message = "this closure cannot be a `{C}` observer",
+    label = "expected `|ctx: &{C}| ..` or `|ctx: &{C}, state: &S| ..`",
+    note = "annotate the closure's parameters, and return `()` or `Result<(), E>`"
+)]
+pub trait ObserverClosure<C, Args>: Send + Sync + 'static {
+    #[doc(hidden)]
+    fn __state() -> Vec<StateType>;
+    #[doc(hidden)]
+    fn __call(&self, ctx: &C, state: &State) -> Verdict;
+}
+
+impl<C, F, R> ObserverClosure<C, ()> for F
+where
+    F: Fn(&C) -> R + Send + Sync + 'static,
+    R: ObserverOutput<C>,
+{
+    fn __state() -> Vec<StateType> {
+        Vec::new()
+    }
+
+    fn __call(&self, ctx: &C, _: &State) -> Verdict {
+        self(ctx).into_verdict()
+    }
+}
+
+impl<C, F, R, S> ObserverClosure<C, (S,)> for F
+where
+    F: Fn(&C, &S) -> R + Send + Sync + 'static,
+    R: ObserverOutput<C>,
+    S: StateValue,
+{
+    fn __state() -> Vec<StateType> {
+        vec![StateType::of::<S>()]
+    }
+
+    fn __call(&self, ctx: &C, state: &State) -> Verdict {
+        self(ctx, state.get(0)).into_verdict()
+    }
+}
+
+/// A hook added on the builder instead of by an attribute.
+///
+/// Runtime hooks join the same order as linked hooks (priority, then name),
+/// get the same failure handling, and are scoped by the same filters. The
+/// event is the closure's context type:
+///
+/// ```
+/// use hooks_core::prelude::*;
+///
+/// let hooks = Hooks::builder()
+///     .hook(
+///         Hook::new("no_force_push", |ctx: &mut PreToolUse| {
+///             Decision::deny(format!("`{}` is not allowed here", ctx.subject().unwrap_or("")))
+///         })
+///         .matches("Bash(git push --force*)")
+///         .priority(-10),
+///     )
+///     .build()
+///     .unwrap();
+/// # drop(hooks);
+/// ```
+///
+/// A closure may read state given to the builder, as attribute hooks do:
+///
+/// ```
+/// use hooks_core::prelude::*;
+///
+/// struct Blocked(Vec<&'static str>);
+///
+/// let hooks = Hooks::builder()
+///     .state(Blocked(vec!["rm", "dd"]))
+///     .hook(Hook::new("blocklist", |ctx: &mut PreToolUse, blocked: &Blocked| {
+///         if blocked.0.contains(&ctx.tool()) { Decision::deny("blocked tool") } else { Decision::Continue }
+///     }))
+///     .build()
+///     .unwrap();
+/// # drop(hooks);
+/// ```
+pub struct Hook<C: Event> {
+    pub(crate) name: HookName,
+    pub(crate) priority: i32,
+    pub(crate) group: Option<Cow<'static, str>>,
+    pub(crate) pattern: Option<String>,
+    pub(crate) on_error: Option<OnError>,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) shape: Shape,
+    pub(crate) observer: bool,
+    pub(crate) origin: Origin,
+    pub(crate) state: Vec<StateType>,
+    pub(crate) runner: Arc<dyn Run<C>>,
+}
+
+impl<C: Event> Hook<C> {
+    /// A hook running a closure: `|ctx: &mut C| ..`, or `|ctx: &mut C, state: &S| ..`
+    /// to read state `S` given to the builder. It may return anything a hook function may.
+    pub fn new<F, Args>(name: impl Into<String>, hook: F) -> Self
+    where
+        F: HookClosure<C, Args>,
+        Args: 'static,
+    {
+        Self::with_runner(
+            name,
+            Shape::Sync,
+            false,
+            F::__state(),
+            Arc::new(SyncClosure(hook, PhantomData)),
+        )
+    }
+
+    /// A hook running a closure that returns a boxed future.
+    ///
+    /// ```
+    /// use hooks_core::prelude::*;
+    ///
+    /// let hook = Hook::new_async("slow_check", |ctx: &mut PreToolUse| {
+    ///     Box::pin(async move {
+    ///         tokio::task::yield_now().await;
+    ///         if ctx.tool() == "shutdown" { Decision::deny("not today") } else { Decision::Continue }
+    ///     })
+    /// })
+    /// .timeout(std::time::Duration::from_millis(500));
+    /// # drop(hook);
+    /// ```
+    pub fn new_async<F, R>(name: impl Into<String>, hook: F) -> Self
+    where
+        F: for<'a> Fn(&'a mut C) -> BoxFuture<'a, R> + Send + Sync + 'static,
+        R: HookOutput<C> + 'static,
+    {
+        let runner = AsyncClosure(hook, PhantomData);
+        Self::with_runner(name, Shape::Async, false, Vec::new(), Arc::new(runner))
+    }
+
+    /// A hook running a closure that reads state `S` and returns a boxed future.
+    pub fn new_async_with_state<F, S, R>(name: impl Into<String>, hook: F) -> Self
+    where
+        F: for<'a> Fn(&'a mut C, &'a S) -> BoxFuture<'a, R> + Send + Sync + 'static,
+        S: StateValue,
+        R: HookOutput<C> + 'static,
+    {
+        let runner = AsyncStateClosure(hook, PhantomData);
+        let state = vec![StateType::of::<S>()];
+        Self::with_runner(name, Shape::Async, false, state, Arc::new(runner))
+    }
+
+    /// A hook backed by a [`RuntimeHook`] implementation.
+    pub fn from_runtime(name: impl Into<String>, hook: impl RuntimeHook<C>) -> Self {
+        Self::with_runner(
+            name,
+            Shape::Async,
+            false,
+            Vec::new(),
+            Arc::new(Stateless(hook)),
+        )
+    }
+
+    /// An observer: runs after the decision, whatever it was, and sees it
+    /// through [`denial`](crate::PreToolUse::denial), but cannot change the
+    /// call. Its failures are logged, never acted on. For audit trails and
+    /// metrics. Like [`new`](Self::new), it may read state: `|ctx: &C, state: &S| ..`.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use hooks_core::prelude::*;
+    ///
+    /// #[derive(Default)]
+    /// struct Denied(AtomicUsize);
+    ///
+    /// let count_denials = Hook::observer("count_denials", |ctx: &PreToolUse, denied: &Denied| {
+    ///     if ctx.denial().is_some() {
+    ///         denied.0.fetch_add(1, Ordering::Relaxed);
+    ///     }
+    /// });
+    /// let hooks = Hooks::builder().state(Denied::default()).hook(count_denials).build().unwrap();
+    /// # drop(hooks);
+    /// ```
+    pub fn observer<F, Args>(name: impl Into<String>, hook: F) -> Self
+    where
+        F: ObserverClosure<C, Args>,
+        Args: 'static,
+    {
+        Self::with_runner(
+            name,
+            Shape::Sync,
+            true,
+            F::__state(),
+            Arc::new(Observer(hook, PhantomData)),
+        )
+    }
+
+    fn with_runner(
+        name: impl Into<String>,
+        shape: Shape,
+        observer: bool,
+        state: Vec<StateType>,
+        runner: Arc<dyn Run<C>>,
+    ) -> Self {
+        Hook {
+            name: HookName::from(name.into()),
+            priority: 0,
+            group: None,
+            pattern: None,
+            on_error: None,
+            timeout: None,
+            shape,
+            observer,
+            origin: Origin::Runtime,
+            state,
+            runner,
+        }
+    }
+
+    /// Sets the priority: lower runs earlier; the default is 0.
+    #[must_use]
+    pub fn priority(mut self, priority: i32) -> Self {
+        self.priority = priority;
+        self
+    }
+
+    /// Puts the hook in a group, for scoping.
+    #[must_use]
+    pub fn group(mut self, group: impl Into<Cow<'static, str>>) -> Self {
+        self.group = Some(group.into());
+        self
+    }
+
+    /// Overrides the event's failure policy.
+    ///
+    /// `OnError::Deny` on an event that cannot block is refused when the
+    /// dispatcher is built.
+    #[must_use]
+    pub fn on_error(mut self, on_error: OnError) -> Self {
+        self.on_error = Some(on_error);
+        self
+    }
+
+    /// Bounds how long the hook's future may run; past it, the hook has failed.
+    ///
+    /// Applies to hooks that return a future; a synchronous closure cannot be interrupted.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Says where the hook was declared, for [`describe`](crate::Hooks::describe)
+    /// and error messages: a configuration file and line.
+    #[must_use]
+    pub fn declared_at(mut self, file: impl Into<Arc<str>>, line: u32) -> Self {
+        self.origin = Origin::Config {
+            file: file.into(),
+            line,
+        };
+        self
+    }
+
+    /// The hook's name.
+    pub fn name(&self) -> &HookName {
+        &self.name
+    }
+}
+
+impl<C: ToolEvent> Hook<C> {
+    /// Limits the hook to tool calls matching `pattern` (see [`Matcher`](crate::Matcher)).
+    ///
+    /// A bad pattern is reported, with the hook's name, when the dispatcher is built.
+    #[must_use]
+    pub fn matches(mut self, pattern: impl Into<String>) -> Self {
+        self.pattern = Some(pattern.into());
+        self
+    }
+}
+
+/// A runtime hook with a timeout: its pending futures are boxed with the
+/// timer inside, so the dispatcher never holds a timer of its own.
+pub(crate) struct Timed<C: 'static> {
+    pub(crate) inner: Arc<dyn Run<C>>,
+    pub(crate) limit: Duration,
+}
+
+impl<C: Event> Run<C> for Timed<C> {
+    fn run<'a>(&'a self, ctx: &'a mut C, state: &'a State) -> HookCall<'a> {
+        match self.inner.run(ctx, state) {
+            HookCall::Pending(future) => {
+                HookCall::Pending(Box::pin(guard(Some(self.limit), future)))
+            }
+            ready @ HookCall::Ready(_) => ready,
+        }
+    }
+}
+
+struct Stateless<H>(H);
+
+impl<C, H: RuntimeHook<C>> Run<C> for Stateless<H> {
+    fn run<'a>(&'a self, ctx: &'a mut C, _: &'a State) -> HookCall<'a> {
+        self.0.call(ctx)
+    }
+}
+
+struct SyncClosure<F, Args>(F, PhantomData<fn() -> Args>);
+
+impl<C, F, Args> Run<C> for SyncClosure<F, Args>
+where
+    F: HookClosure<C, Args>,
+    Args: 'static,
+{
+    fn run<'a>(&'a self, ctx: &'a mut C, state: &'a State) -> HookCall<'a> {
+        HookCall::Ready(self.0.__call(ctx, state))
+    }
+}
+
+struct Observer<F, Args>(F, PhantomData<fn() -> Args>);
+
+impl<C, F, Args> Run<C> for Observer<F, Args>
+where
+    F: ObserverClosure<C, Args>,
+    Args: 'static,
+{
+    fn run<'a>(&'a self, ctx: &'a mut C, state: &'a State) -> HookCall<'a> {
+        HookCall::Ready(self.0.__call(ctx, state))
+    }
+}
+
+struct AsyncClosure<F, R>(F, PhantomData<fn() -> R>);
+
+impl<C, F, R> Run<C> for AsyncClosure<F, R>
+where
+    C: Event,
+    F: for<'a> Fn(&'a mut C) -> BoxFuture<'a, R> + Send + Sync + 'static,
+    R: HookOutput<C> + 'static,
+{
+    fn run<'a>(&'a self, ctx: &'a mut C, _: &'a State) -> HookCall<'a> {
+        let future = (self.0)(ctx);
+        HookCall::Pending(Box::pin(async move { future.await.into_verdict() }))
+    }
+}
+
+struct AsyncStateClosure<F, S, R>(F, PhantomData<fn() -> (S, R)>);
+
+impl<C, F, S, R> Run<C> for AsyncStateClosure<F, S, R>
+where
+    C: Event,
+    F: for<'a> Fn(&'a mut C, &'a S) -> BoxFuture<'a, R> + Send + Sync + 'static,
+    S: StateValue,
+    R: HookOutput<C> + 'static,
+{
+    fn run<'a>(&'a self, ctx: &'a mut C, state: &'a State) -> HookCall<'a> {
+        let future = (self.0)(ctx, state.get(0));
+        HookCall::Pending(Box::pin(async move { future.await.into_verdict() }))
+    }
+}

@@ -1,0 +1,84 @@
+use std::sync::Arc;
+
+use crate::registry::describe::Description;
+use crate::registry::event::Event;
+use crate::registry::state::{StateMap, StateValue};
+use crate::registry::table::Tables;
+use crate::verdict::Approver;
+
+/// The dispatcher: every hook of every event, sorted once, with the state
+/// they read and who answers approvals; shared cheaply.
+///
+/// Build it once at start-up with [`Hooks::builder`], clone it into
+/// sub-agents (a clone is a reference count), and dispatch each event through
+/// [`dispatch`](Hooks::dispatch), or tool events through a
+/// [`ToolHandle`](crate::ToolHandle). Dispatching sync hooks allocates nothing.
+///
+/// ```
+/// use hooks_core::prelude::*;
+///
+/// #[pre_tool_use(matches = "delete_*")]
+/// fn no_deletes(_ctx: &mut PreToolUse) -> Decision {
+///     Decision::deny("deleting is disabled in this deployment")
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let hooks = Hooks::builder().build().unwrap();
+/// let session = Session::new("s1");
+///
+/// let mut call = PreToolUse::new(&session, "delete_user", json!({"id": 7}));
+/// let outcome = hooks.dispatch(&mut call).await;
+/// let denial = outcome.denial().unwrap();
+/// assert!(denial.hook().as_str().ends_with("no_deletes"));
+/// assert_eq!(denial.reason(), "deleting is disabled in this deployment");
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Hooks {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) tables: Tables,
+    pub(crate) approver: Option<Arc<dyn Approver>>,
+    pub(crate) injection_budget: usize,
+    pub(crate) states: StateMap,
+}
+
+impl Hooks {
+    /// Lists the hooks of this dispatcher, in dispatch order.
+    pub fn describe(&self) -> Description {
+        Description::of(&self.inner.tables)
+    }
+
+    /// How many hooks this dispatcher runs on `C`'s event (before matching).
+    pub fn count<C: Event>(&self) -> usize {
+        C::__table(&self.inner.tables).entries.len()
+    }
+
+    /// The state of type `T` this dispatcher's hooks read: given to the
+    /// builder, or the default made for it. `None` if it has none.
+    ///
+    /// State is shared, so a value with interior mutability (an atomic
+    /// switch, a store) can be changed here and every later call sees it.
+    pub fn state<T: StateValue>(&self) -> Option<&T> {
+        self.inner.states.get_typed()
+    }
+
+    /// Who answers approvals, if anyone.
+    pub(crate) fn approver(&self) -> Option<&dyn Approver> {
+        self.inner.approver.as_deref()
+    }
+}
+
+impl std::fmt::Debug for Hooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hooks")
+            .field("hooks", &self.inner.tables.metas().count())
+            .field("state", &self.inner.states.names())
+            .field("approver", &self.inner.approver.is_some())
+            .field("injection_budget", &self.inner.injection_budget)
+            .finish()
+    }
+}

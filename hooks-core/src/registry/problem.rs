@@ -1,0 +1,182 @@
+//! Why a dispatcher could not be built: every problem, collected and
+//! reported together.
+
+use std::fmt;
+
+use crate::event::EventKind;
+use crate::matcher::PatternError;
+use crate::registry::table::Origin;
+
+/// Why a dispatcher could not be built: every problem found, one per line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuildError {
+    pub(crate) problems: Vec<BuildProblem>,
+}
+
+impl BuildError {
+    /// The problems, in the order they were found.
+    pub fn problems(&self) -> &[BuildProblem] {
+        &self.problems
+    }
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let count = self.problems.len();
+        write!(
+            f,
+            "the hooks dispatcher cannot be built ({count} problem{})",
+            if count == 1 { "" } else { "s" }
+        )?;
+        for problem in &self.problems {
+            write!(f, "\n  - {problem}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// One problem found while building a dispatcher.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum BuildProblem {
+    /// Two hooks of one event have the same name, so their order would be ambiguous.
+    DuplicateName {
+        /// The event.
+        event: EventKind,
+        /// The shared name.
+        name: String,
+        /// Where the first one comes from.
+        first: Origin,
+        /// Where the second one comes from.
+        second: Origin,
+    },
+    /// `require` names a hook the dispatcher does not have.
+    MissingRequired {
+        /// The missing hook.
+        name: String,
+    },
+    /// `only` or `without` names a hook the builder does not know (linked or added).
+    UnknownHook {
+        /// `only` or `without`.
+        filter: &'static str,
+        /// The name given.
+        name: String,
+    },
+    /// `groups` or `without_groups` names a group no hook is in.
+    UnknownGroup {
+        /// `groups` or `without_groups`.
+        filter: &'static str,
+        /// The group given.
+        group: String,
+    },
+    /// A hook reads state of a type the builder was given no value of, and
+    /// no crate offers a default for.
+    MissingState {
+        /// The event.
+        event: EventKind,
+        /// The hook.
+        hook: String,
+        /// The state's type.
+        type_name: &'static str,
+    },
+    /// The default of a state type could not be made.
+    StateDefaultFailed {
+        /// The state's type.
+        type_name: &'static str,
+        /// Where the default is offered.
+        offered_at: String,
+        /// What went wrong.
+        error: String,
+    },
+    /// A runtime hook's pattern does not parse.
+    BadPattern {
+        /// The event.
+        event: EventKind,
+        /// The hook.
+        hook: String,
+        /// The pattern.
+        pattern: String,
+        /// What is wrong with it.
+        error: PatternError,
+    },
+    /// A runtime hook on an event that cannot block asks to fail closed.
+    CannotDeny {
+        /// The event.
+        event: EventKind,
+        /// The hook.
+        hook: String,
+    },
+    /// An observer asks to fail closed, but observers run after the decision.
+    ObserverCannotDeny {
+        /// The event.
+        event: EventKind,
+        /// The hook.
+        hook: String,
+    },
+}
+
+impl fmt::Display for BuildProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildProblem::DuplicateName {
+                event,
+                name,
+                first,
+                second,
+            } => write!(
+                f,
+                "two {event} hooks are named `{name}` ({first} and {second}): give one a different `name`"
+            ),
+            BuildProblem::MissingRequired { name } => write!(
+                f,
+                "hook `{name}` is required but not linked into this binary: if it is defined in \
+                 another crate, reference that crate with `hooks_core::link!(that_crate);` \
+                 (a crate nothing refers to is dropped by the linker)"
+            ),
+            BuildProblem::UnknownHook { filter, name } => write!(
+                f,
+                "`{filter}` names hook `{name}`, which is neither linked into this binary nor added to the builder (names are `module::path::fn_name` unless set with `name = \"...\"`)"
+            ),
+            BuildProblem::UnknownGroup { filter, group } => {
+                write!(f, "`{filter}` names group `{group}`, which no hook is in")
+            }
+            BuildProblem::MissingState {
+                event,
+                hook,
+                type_name,
+            } => write!(
+                f,
+                "{event} hook `{hook}` reads state of type `{type_name}`, but the builder was given none: \
+                 add `.state(..)` with a `{type_name}` value"
+            ),
+            BuildProblem::StateDefaultFailed {
+                type_name,
+                offered_at,
+                error,
+            } => write!(
+                f,
+                "the default `{type_name}` (offered at {offered_at}) could not be made: {error}; \
+                 give the builder one with `.state(..)`"
+            ),
+            BuildProblem::BadPattern {
+                event,
+                hook,
+                pattern,
+                error,
+            } => write!(
+                f,
+                "{event} hook `{hook}`: bad pattern \"{pattern}\": {error}"
+            ),
+            BuildProblem::CannotDeny { event, hook } => write!(
+                f,
+                "{event} hook `{hook}`: `on_error = deny` is not possible because {event} hooks cannot block"
+            ),
+            BuildProblem::ObserverCannotDeny { event, hook } => write!(
+                f,
+                "{event} observer `{hook}`: `on_error = deny` is not possible because observers run after the decision"
+            ),
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! State for hooks: values the application gives the builder
+//! ([`HooksBuilder::state`](crate::HooksBuilder::state)), which hooks read
+//! by taking `&T` after their context. Each hook's state is resolved once, at
+//! `build()`; reading it during dispatch is a type check, no allocation.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+/// A type hooks can read as state: shared by every call of the dispatcher,
+/// on any thread, for as long as the dispatcher lives.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be hook state",
+    label = "hook state must be `Send + Sync + 'static`",
+    note = "state is shared by every call of the dispatcher, on any thread: wrap what is not `Sync` in a `Mutex`, and hold owned values or `Arc`s, not borrows"
+)]
+pub trait StateValue: Any + Send + Sync {}
+
+impl<T: Any + Send + Sync> StateValue for T {}
+
+/// A state type a hook reads (built by generated code).
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct StateType {
+    pub id: fn() -> TypeId,
+    pub name: fn() -> &'static str,
+}
+
+impl StateType {
+    pub(crate) fn of<T: StateValue>() -> Self {
+        StateType {
+            id: TypeId::of::<T>,
+            name: std::any::type_name::<T>,
+        }
+    }
+}
+
+impl fmt::Debug for StateType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str((self.name)())
+    }
+}
+
+/// A shared value of some state type.
+pub(crate) type Shared = Arc<dyn Any + Send + Sync>;
+
+/// The state one hook reads, in parameter order, resolved at `build()`.
+#[doc(hidden)]
+#[derive(Clone, Default)]
+pub struct State(Box<[Shared]>);
+
+impl State {
+    pub(crate) fn new(values: Vec<Shared>) -> Self {
+        State(values.into_boxed_slice())
+    }
+
+    /// The `index`th value; its type was checked when the dispatcher was built.
+    ///
+    /// # Panics
+    ///
+    /// Only on a bug of ours: `build()` resolves every hook's state by type.
+    #[inline]
+    pub fn get<T: StateValue>(&self, index: usize) -> &T {
+        self.0
+            .get(index)
+            .and_then(|value| value.downcast_ref())
+            .expect("hook state is resolved by type when the dispatcher is built")
+    }
+}
+
+/// The values given to the builder, by type.
+#[derive(Clone, Default)]
+pub(crate) struct StateMap(HashMap<TypeId, (Shared, &'static str)>);
+
+impl StateMap {
+    pub(crate) fn insert<T: StateValue>(&mut self, value: Arc<T>) {
+        self.0
+            .insert(TypeId::of::<T>(), (value, std::any::type_name::<T>()));
+    }
+
+    pub(crate) fn insert_shared(&mut self, ty: StateType, value: Shared) {
+        self.0.insert((ty.id)(), (value, (ty.name)()));
+    }
+
+    pub(crate) fn get(&self, ty: StateType) -> Option<&Shared> {
+        self.0.get(&(ty.id)()).map(|(value, _)| value)
+    }
+
+    pub(crate) fn get_typed<T: StateValue>(&self) -> Option<&T> {
+        self.0
+            .get(&TypeId::of::<T>())
+            .and_then(|(value, _)| value.downcast_ref())
+    }
+
+    /// The type names, sorted, for `Debug`.
+    pub(crate) fn names(&self) -> Vec<&'static str> {
+        let mut names: Vec<_> = self.0.values().map(|(_, name)| *name).collect();
+        names.sort_unstable();
+        names
+    }
+}
+
+/// A default for a state type, offered by the crate whose hooks read it
+/// ([`default_state!`](crate::default_state)): used by a dispatcher whose
+/// builder was given no value of that type, made afresh for each dispatcher.
+#[doc(hidden)]
+pub struct StateDefault {
+    pub ty: StateType,
+    pub make: fn() -> Result<Shared, String>,
+    pub file: &'static str,
+    pub line: u32,
+}
+
+/// Offers a default for a state type, so that hooks reading it work without
+/// the application providing a value. Each dispatcher built without a value
+/// of that type gets its own, made by `make` (a `fn() -> Result<T, E>` with
+/// `E: Display`), when it is built; a failure is a build error.
+///
+/// This is how `hooks-std` links its hooks "with sensible defaults":
+///
+/// ```
+/// use hooks_core::prelude::*;
+///
+/// pub struct Limits { pub max_calls: u32 }
+///
+/// impl Limits {
+///     fn defaults() -> Result<Self, std::convert::Infallible> {
+///         Ok(Limits { max_calls: 100 })
+///     }
+/// }
+///
+/// hooks_core::default_state!(Limits, Limits::defaults);
+///
+/// #[pre_tool_use(group = "limits_doc")]
+/// fn enforce(_ctx: &mut PreToolUse, limits: &Limits) -> Decision {
+///     if limits.max_calls == 0 { Decision::deny("no calls allowed") } else { Decision::Continue }
+/// }
+///
+/// // No `.state(Limits { .. })`: the default is made for this dispatcher.
+/// let hooks = Hooks::builder().groups(["limits_doc"]).build().unwrap();
+/// assert_eq!(hooks.state::<Limits>().unwrap().max_calls, 100);
+/// ```
+#[macro_export]
+macro_rules! default_state {
+    ($ty:ty, $make:path) => {
+        const _: () = {
+            #[$crate::__private::linkme::distributed_slice(
+                $crate::__private::__HOOKS_CORE_V1_STATE_DEFAULTS
+            )]
+            #[linkme(crate = $crate::__private::linkme)]
+            static DEFAULT: $crate::__private::StateDefault = $crate::__private::StateDefault {
+                ty: $crate::__private::StateType {
+                    id: ::core::any::TypeId::of::<$ty>,
+                    name: ::core::any::type_name::<$ty>,
+                },
+                make: || $crate::__private::make_default::<$ty, _>($make()),
+                file: ::core::file!(),
+                line: ::core::line!(),
+            };
+        };
+    };
+}

@@ -1,0 +1,17 @@
+//! What hooks decide and what a dispatch comes to: [`Decision`]s, the return
+//! types hooks may have, outcomes and denials, and the approval exchange with
+//! a person. Nothing here knows about contexts, tables or the walk.
+
+mod approval;
+mod decision;
+mod failure;
+mod outcome;
+mod output;
+
+pub(crate) use approval::grace;
+pub use approval::{ApprovalAnswer, ApprovalOutcome, ApprovalRecord, ApprovalRequest, Approver};
+pub use decision::{Approval, Decision};
+pub use failure::HookError;
+pub(crate) use failure::{catch, guard, within};
+pub use outcome::{Denial, DenialCause, Outcome};
+pub use output::{BoxFuture, Deferred, HookOutput, ObserverOutput, Verdict};

@@ -1,0 +1,281 @@
+//! The approver: stores requests, delivers them, waits, and remembers answers.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hooks_core::{ApprovalAnswer, ApprovalRequest, Approver, BoxFuture, Value};
+use sha2::{Digest, Sha256};
+
+use super::channel::{Channel, CliChannel};
+use super::sqlite::Database;
+use super::store::{Answering, ApprovalStore, NewRequest, Request, Status, StoreError};
+use super::{ApprovalPolicy, Approvals, OnRestart, SqliteStore};
+use crate::config::ConfigError;
+use crate::redact::Redactor;
+
+/// The approver: stores requests, delivers them through a [`Channel`],
+/// waits for the first answer (from the channel or the store), and
+/// remembers it, so a request survives a restart and a yes is used once.
+#[derive(Clone)]
+pub struct ApprovalGate {
+    store: Arc<dyn ApprovalStore>,
+    channel: Arc<dyn Channel>,
+    poll_interval: Duration,
+    redactor: Arc<Redactor>,
+    policy: ApprovalPolicy,
+}
+
+impl ApprovalGate {
+    /// Opens the SQLite store (creating and migrating it), applies the
+    /// restart policy, and answers through the CLI until another channel is
+    /// set. Every setting is checked before the store is touched: bad
+    /// patterns or durations, or a database that cannot be opened, are refused.
+    pub fn open(config: &Approvals) -> Result<Self, ConfigError> {
+        let policy = ApprovalPolicy::new(config)?;
+        let refused = |error: StoreError| ConfigError::new("approval", error.to_string());
+        // Start-up work, done once before any dispatch: the restart policy
+        // straight on the database, then the store the gate waits on.
+        let database = Database::open(&config.database, config.busy_timeout).map_err(refused)?;
+        database
+            .expire_older_than(stale_after(config))
+            .map_err(refused)?;
+        drop(database);
+        let store = SqliteStore::open(&config.database, config.busy_timeout).map_err(refused)?;
+        Ok(Self::with_parts(Arc::new(store), policy, config))
+    }
+
+    /// A gate over another store (a database server, say). The restart
+    /// policy is applied to it before the gate is returned.
+    pub async fn with_store(
+        store: impl ApprovalStore,
+        config: &Approvals,
+    ) -> Result<Self, ConfigError> {
+        let policy = ApprovalPolicy::new(config)?;
+        store
+            .expire_older_than(stale_after(config))
+            .await
+            .map_err(|error| ConfigError::new("approval", error.to_string()))?;
+        Ok(Self::with_parts(Arc::new(store), policy, config))
+    }
+
+    fn with_parts(
+        store: Arc<dyn ApprovalStore>,
+        policy: ApprovalPolicy,
+        config: &Approvals,
+    ) -> Self {
+        ApprovalGate {
+            store,
+            channel: Arc::new(CliChannel),
+            poll_interval: config.poll_interval,
+            redactor: Arc::new(Redactor::default()),
+            policy,
+        }
+    }
+
+    /// Delivers requests through `channel`.
+    #[must_use]
+    pub fn channel(mut self, channel: impl Channel) -> Self {
+        self.channel = Arc::new(channel);
+        self
+    }
+
+    /// What needs a person, from the same configuration: give it to the
+    /// builder as state, so the gate hook and the gate agree.
+    pub fn policy(&self) -> &ApprovalPolicy {
+        &self.policy
+    }
+
+    /// The store the gate keeps requests in.
+    pub fn store(&self) -> &dyn ApprovalStore {
+        &*self.store
+    }
+
+    async fn decide(&self, request: &ApprovalRequest) -> Result<ApprovalAnswer, StoreError> {
+        let session = request.session();
+        let tool = request.tool().unwrap_or("(no tool)");
+        let args = request.args().cloned().unwrap_or(Value::Null);
+        if let Some(grant) = self.store.grant(session.id(), tool).await? {
+            let by = grant.by.unwrap_or_else(|| "someone".to_owned());
+            return Ok(ApprovalAnswer::approve().by(format!(
+                "{by} (allowed for this session, request #{})",
+                grant.request
+            )));
+        }
+        let fingerprint = fingerprint(session.id(), tool, &args);
+        let id = match self.store.open_request(&fingerprint).await? {
+            Some(answered) if answered.status != Status::Pending => {
+                if let Some(answer) = self.use_answer(&answered).await? {
+                    return Ok(answer);
+                }
+                self.ask_anew(fingerprint, request, tool, &args).await?
+            }
+            Some(pending) => pending.id,
+            None => self.ask_anew(fingerprint, request, tool, &args).await?,
+        };
+        // Dropped before an answer (the dispatcher's backstop fired first):
+        // the request expires all the same.
+        let mut expiry = Expiry {
+            store: Arc::clone(&self.store),
+            id: Some(id),
+        };
+        let answered = match tokio::time::timeout_at(request.deadline().into(), self.wait(id)).await
+        {
+            Ok(answered) => answered?,
+            // Time is up: expired, unless a person answered in the meantime.
+            Err(_elapsed) => {
+                self.store.expire(id).await?;
+                self.stored(id).await?
+            }
+        };
+        expiry.id = None;
+        Ok(self.use_answer(&answered).await?.unwrap_or_else(|| {
+            ApprovalAnswer::deny(format!("request #{id} was already used by another call"))
+        }))
+    }
+
+    async fn ask_anew(
+        &self,
+        fingerprint: String,
+        request: &ApprovalRequest,
+        tool: &str,
+        args: &Value,
+    ) -> Result<i64, StoreError> {
+        let session = request.session();
+        self.store
+            .insert(NewRequest {
+                fingerprint,
+                session: session.id().to_owned(),
+                agent: session.agent_id().to_owned(),
+                user: session.user_id().map(ToOwned::to_owned),
+                tool: tool.to_owned(),
+                args: self.redactor.redact(args).to_string(),
+                prompt: request.prompt().to_owned(),
+            })
+            .await
+    }
+
+    /// Uses an answered request for this call: `None` if another call used it first.
+    async fn use_answer(&self, answered: &Request) -> Result<Option<ApprovalAnswer>, StoreError> {
+        if answered.status == Status::Expired {
+            return Ok(Some(ApprovalAnswer::timed_out()));
+        }
+        if !self.store.consume(answered.id).await? {
+            return Ok(None);
+        }
+        let by = answered
+            .responded_by
+            .clone()
+            .unwrap_or_else(|| "someone".to_owned());
+        Ok(Some(if answered.status == Status::Approved {
+            ApprovalAnswer::approve().by(format!("{by} (request #{})", answered.id))
+        } else {
+            let reason = answered
+                .reason
+                .clone()
+                .unwrap_or_else(|| "no reason given".to_owned());
+            ApprovalAnswer::deny(reason).by(format!("{by} (request #{})", answered.id))
+        }))
+    }
+
+    /// Waits for the first answer: from the channel, or in the store.
+    async fn wait(&self, id: i64) -> Result<Request, StoreError> {
+        let request = self.stored(id).await?;
+        let mut delivered = Some(self.channel.deliver(&request));
+        loop {
+            match delivered.as_mut() {
+                Some(answer) => match tokio::time::timeout(self.poll_interval, answer).await {
+                    Ok(Some(answer)) => {
+                        let answering = Answering {
+                            approved: answer.approved,
+                            scope: answer.scope,
+                            by: answer.by,
+                            reason: answer.reason,
+                        };
+                        self.store.answer(id, answering).await?;
+                        delivered = None;
+                    }
+                    Ok(None) => delivered = None,
+                    Err(_elapsed) => {}
+                },
+                None => tokio::time::sleep(self.poll_interval).await,
+            }
+            let current = self.stored(id).await?;
+            if current.status != Status::Pending {
+                return Ok(current);
+            }
+        }
+    }
+
+    /// A request known to be stored (requests are never deleted).
+    async fn stored(&self, id: i64) -> Result<Request, StoreError> {
+        self.store
+            .get(id)
+            .await?
+            .ok_or_else(|| StoreError::new("approvals", format!("request #{id} disappeared")))
+    }
+}
+
+/// How old a pending request may be when the gate opens.
+fn stale_after(config: &Approvals) -> Duration {
+    match config.on_restart {
+        OnRestart::Resume => config.timeout,
+        OnRestart::Expire => Duration::ZERO,
+    }
+}
+
+impl Approver for ApprovalGate {
+    fn decide<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalAnswer> {
+        Box::pin(async move {
+            self.decide(request).await.unwrap_or_else(|error| {
+                ApprovalAnswer::deny(format!(
+                    "{error}; denied, since no approval can be recorded"
+                ))
+                .by("hooks_std::approval")
+            })
+        })
+    }
+}
+
+/// Expires the request if the wait is abandoned (the core's timeout drops
+/// it): in a task of its own, since a store may have to wait.
+struct Expiry {
+    store: Arc<dyn ApprovalStore>,
+    id: Option<i64>,
+}
+
+impl Drop for Expiry {
+    fn drop(&mut self) {
+        let Some(id) = self.id else { return };
+        let store = Arc::clone(&self.store);
+        let expire = async move {
+            if let Err(error) = store.expire(id).await {
+                tracing::error!(target: "hooks_std::approval", %error, id, "could not mark an abandoned request expired");
+            }
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn(expire)),
+            Err(_) => tracing::error!(
+                target: "hooks_std::approval",
+                id,
+                "an abandoned request stays pending: no Tokio runtime to expire it on"
+            ),
+        }
+    }
+}
+
+/// Identifies a call across processes: session, tool and exact arguments.
+fn fingerprint(session: &str, tool: &str, args: &Value) -> String {
+    let mut hasher = Sha256::new();
+    for part in [session, tool, &args.to_string()] {
+        hasher.update(part.as_bytes());
+        hasher.update([0]);
+    }
+    hasher
+        .finalize()
+        .iter()
+        .fold(String::with_capacity(64), |mut hex, byte| {
+            let _ = write!(hex, "{byte:02x}");
+            hex
+        })
+}
