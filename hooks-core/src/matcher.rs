@@ -15,8 +15,9 @@ use serde_json::Value;
 /// subject (its `command`, `file_path`, `path` or `url` argument) against a
 /// glob where `*` is any run of characters.
 ///
-/// Attribute hooks have their pattern compiled while the macro expands; hooks
-/// added at run time parse it here:
+/// Attribute hooks have their pattern checked while the macro expands (a bad
+/// one is a compile error on the string) and compiled once per dispatcher;
+/// hooks added at run time parse it here:
 ///
 /// ```
 /// use hooks_core::{Matcher, ToolCall, json};
@@ -30,36 +31,28 @@ use serde_json::Value;
 #[derive(Clone)]
 pub struct Matcher {
     source: Cow<'static, str>,
-    alternatives: Alternatives,
-}
-
-#[derive(Clone)]
-enum Alternatives {
-    Static(&'static [Alternative<&'static str>]),
-    Owned(Arc<[Alternative<Box<str>>]>),
+    alternatives: Arc<[Alternative<Box<str>>]>,
 }
 
 impl Matcher {
-    #[doc(hidden)]
-    pub const fn __from_static(
-        source: &'static str,
-        alternatives: &'static [Alternative<&'static str>],
-    ) -> Self {
-        Matcher {
-            source: Cow::Borrowed(source),
-            alternatives: Alternatives::Static(alternatives),
-        }
-    }
-
     /// Parses a pattern.
     pub fn parse(pattern: &str) -> Result<Self, PatternError> {
-        let alternatives = hooks_pattern::parse(pattern)?
+        Self::compile(Cow::Owned(pattern.to_owned()))
+    }
+
+    /// Parses a pattern that lives for the whole program.
+    pub(crate) fn parse_static(pattern: &'static str) -> Result<Self, PatternError> {
+        Self::compile(Cow::Borrowed(pattern))
+    }
+
+    fn compile(source: Cow<'static, str>) -> Result<Self, PatternError> {
+        let alternatives = hooks_pattern::parse(&source)?
             .into_iter()
             .map(|alternative| alternative.map(String::into_boxed_str))
             .collect();
         Ok(Matcher {
-            source: Cow::Owned(pattern.to_owned()),
-            alternatives: Alternatives::Owned(alternatives),
+            source,
+            alternatives,
         })
     }
 
@@ -70,10 +63,7 @@ impl Matcher {
 
     /// Whether the call is matched.
     pub fn matches(&self, call: ToolCall<'_>) -> bool {
-        match &self.alternatives {
-            Alternatives::Static(alternatives) => any_matches(alternatives, call),
-            Alternatives::Owned(alternatives) => any_matches(alternatives, call),
-        }
+        any_matches(&self.alternatives, call)
     }
 
     /// Whether some call of `tool` may be matched (the subject is not known yet).
@@ -83,10 +73,7 @@ impl Matcher {
 
     /// How calls of `tool` relate to this matcher, known from the name alone.
     pub(crate) fn relevance(&self, tool: &str) -> Relevance {
-        match &self.alternatives {
-            Alternatives::Static(alternatives) => relevance(alternatives, tool),
-            Alternatives::Owned(alternatives) => relevance(alternatives, tool),
-        }
+        relevance(&self.alternatives, tool)
     }
 }
 

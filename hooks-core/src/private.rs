@@ -7,7 +7,6 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 pub use core::option::Option::{None, Some};
-pub use hooks_pattern::{Alternative, NameGlob};
 pub use linkme;
 
 pub use crate::event::OnError;
@@ -16,7 +15,16 @@ pub use crate::registry::state::{State, StateDefault, StateType};
 pub use crate::verdict::{BoxFuture, Deferred, HookError, HookOutput, ObserverOutput, Verdict};
 
 use crate::registry::Event;
+
+/// The contexts, so generated code names them through one short path.
+macro_rules! contexts {
+    ($($kind:ident { $($rest:tt)* })*) => {
+        pub use crate::context::{$($kind),*};
+    };
+}
+hooks_events::for_each_event!(contexts);
 use crate::registry::state::{Shared, StateValue};
+use crate::verdict::Decision;
 
 /// Proves that a hook's parameter is its event's context. Generated code
 /// calls [`context`], spanned on the user's type, so a mismatch is one error
@@ -62,6 +70,15 @@ pub fn output<E: Event, R: HookOutput<E>>(value: R) -> Verdict {
 #[inline]
 pub fn observed<E: Event, R: ObserverOutput<E>>(value: R) -> Verdict {
     value.into_verdict()
+}
+
+/// A `fn(&mut Ctx) -> Decision` hook, on an event that may block: the
+/// bound is the compiler's check, spanned on the hook's return type.
+pub const fn decide<C: 'static>(hook: fn(&mut C) -> Decision) -> HookFn<C>
+where
+    Decision: HookOutput<C>,
+{
+    HookFn::Decide(hook)
 }
 
 /// An `async fn` hook's future, boxed with its timeout and panic guard, and

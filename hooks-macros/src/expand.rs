@@ -3,7 +3,7 @@
 
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
-use syn::{LitStr, Signature};
+use syn::{LitStr, ReturnType, Signature, Type};
 
 use crate::args::{self, Args, Errors, OnError};
 use crate::event::Event;
@@ -23,13 +23,13 @@ pub(crate) fn expand_with(event: Event, args: TokenStream, item: &TokenStream) -
     };
     let mut errors = Errors::default();
     let args = args::parse(args, &mut errors);
-    let pattern = check_args(event, &args, &parsed.sig, &mut errors);
+    check_args(event, &args, &parsed.sig, &mut errors);
     let signature = signature::check(event, args.observe.is_some(), &parsed.sig, &mut errors);
     // The user's function is emitted as written, whatever else happens, so
     // the only errors they see are ours.
     match (errors.into_result(), signature) {
         (Ok(()), Some(signature)) => {
-            let registration = registration(event, &args, pattern, &parsed.sig, &signature);
+            let registration = registration(event, &args, &parsed.sig, &signature);
             quote!(#item #registration)
         }
         (Err(error), _) => {
@@ -41,9 +41,9 @@ pub(crate) fn expand_with(event: Event, args: TokenStream, item: &TokenStream) -
 }
 
 /// Arguments that are well-formed alone but wrong for this event or function.
-/// Returns the `matches` pattern, parsed, when it is valid.
-fn check_args(event: Event, args: &Args, sig: &Signature, errors: &mut Errors) -> Option<Pattern> {
-    let mut pattern = None;
+/// The `matches` pattern is checked here, by the grammar the runtime uses, so
+/// a bad one is an error on the string; the runtime compiles it.
+fn check_args(event: Event, args: &Args, sig: &Signature, errors: &mut Errors) {
     match &args.matches {
         Some(matches) if !event.has_tool() => errors.push(syn::Error::new(
             matches.key,
@@ -55,7 +55,7 @@ fn check_args(event: Event, args: &Args, sig: &Signature, errors: &mut Errors) -
             ),
         )),
         Some(matches) => match hooks_pattern::parse(&matches.value.value()) {
-            Ok(alternatives) => pattern = Some(alternatives),
+            Ok(_) => {}
             Err(error) => errors.push(syn::Error::new(
                 matches.value.span(),
                 format!(
@@ -96,16 +96,11 @@ fn check_args(event: Event, args: &Args, sig: &Signature, errors: &mut Errors) -
                 ),
             ));
     }
-    pattern
 }
-
-/// A `matches` pattern, parsed by the grammar the runtime uses.
-type Pattern = Vec<hooks_pattern::Alternative<String>>;
 
 fn registration(
     event: Event,
     args: &Args,
-    pattern: Option<Pattern>,
     sig: &Signature,
     signature: &HookSignature<'_>,
 ) -> TokenStream {
@@ -114,76 +109,145 @@ fn registration(
         |krate| krate.value.clone(),
     );
     let private = quote!(#krate::__private);
-    let context = event.context_ident();
-    let context = quote!(#krate::#context);
+    let context_name = event.context_ident();
     let slice = event.slice_ident();
     let function = &sig.ident;
     let function_name = function.to_string();
-
     let name = match &args.name {
         Some(name) => name.value.to_token_stream(),
         None => quote!(::core::concat!(::core::module_path!(), "::", #function_name)),
     };
     let priority = args.priority.as_ref().map_or(0, |priority| priority.value);
-    let group = option(
-        &private,
-        args.group
-            .as_ref()
-            .map(|group| group.value.to_token_stream()),
+    let matches = args.matches.as_ref().map_or_else(
+        || LitStr::new("", Span::call_site()),
+        |matches| matches.value.clone(),
     );
-    let matches = option(
-        &private,
-        args.matches
-            .as_ref()
-            .zip(pattern)
-            .map(|(matches, pattern)| matcher(&private, &matches.value, pattern)),
-    );
-    let on_error = option(
-        &private,
-        args.on_error.as_ref().map(|on_error| match on_error.value {
-            OnError::Deny => quote!(#private::OnError::Deny),
-            OnError::Continue => quote!(#private::OnError::Continue),
-        }),
-    );
+    let line = quote_spanned!(function.span()=> ::core::line!());
+    let more = more(args, signature);
+    let (run, wrapper) = match direct(args, sig, signature) {
+        Some(run) => (run, quote!()),
+        None => {
+            let context = quote!(#krate::#context_name);
+            let timeout = args.timeout_ms.as_ref().map_or(0, |ms| ms.value);
+            wrapper(
+                &private,
+                &context,
+                timeout,
+                args.observe.is_some(),
+                function,
+                signature,
+            )
+        }
+    };
+    // The slice's own `macro_rules!` places the static in the link section
+    // (what `#[distributed_slice]` on an element expands to, minus a second
+    // proc macro and a type check: the type is ours and always right).
+    // Every token emitted here costs compile time in every hook: paths go
+    // through one short alias.
+    quote! {
+        const _: () = {
+            use #private as __h;
+            __h::#slice! {
+                #![linkme_macro = __h::#slice]
+                static __HOOKS_CORE_HOOK: __h::LinkedHook<__h::#context_name> = __h::LinkedHook {
+                    name: #name,
+                    priority: #priority,
+                    matches: #matches,
+                    file: ::core::file!(),
+                    line: #line,
+                    run: #run,
+                    more: #more,
+                };
+            }
+            #wrapper
+        };
+    }
+}
+
+/// The user's own function, when its shape is one the dispatcher calls
+/// directly: `fn(&mut Ctx)`, `fn(&mut Ctx) -> Decision`, an observer's
+/// `fn(&Ctx)`. No wrapper is generated for these: most hooks cost a static
+/// and nothing else.
+fn direct(args: &Args, sig: &Signature, signature: &HookSignature<'_>) -> Option<TokenStream> {
+    if signature.asyncness.is_some() || signature.deferred || !signature.state.is_empty() {
+        return None;
+    }
+    let function = &sig.ident;
+    let returns = match &sig.output {
+        ReturnType::Default => Returns::Unit,
+        ReturnType::Type(_, ty) => match &**ty {
+            Type::Tuple(tuple) if tuple.elems.is_empty() => Returns::Unit,
+            Type::Path(path)
+                if path.qself.is_none()
+                    && path.path.segments.last().is_some_and(|last| {
+                        last.ident == "Decision" && last.arguments.is_none()
+                    }) =>
+            {
+                Returns::Decision
+            }
+            _ => return None,
+        },
+    };
+    match (args.observe.is_some(), returns) {
+        (true, Returns::Unit) => Some(quote!(__h::HookFn::Observe(#function))),
+        (false, Returns::Unit) => Some(quote!(__h::HookFn::Unit(#function))),
+        // The capability check (only events that may block take `Decision`)
+        // is `decide`'s bound, spanned on the return type.
+        (false, Returns::Decision) => {
+            let decide = quote_spanned!(signature.output_span=> __h::decide);
+            let function = syn::Ident::new(&function.to_string(), signature.output_span);
+            Some(quote_spanned!(signature.output_span=> #decide(#function)))
+        }
+        (true, Returns::Decision) => None,
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Returns {
+    Unit,
+    Decision,
+}
+
+/// The options few hooks set: a shared static when none is.
+fn more(args: &Args, signature: &HookSignature<'_>) -> TokenStream {
+    let unset = args.group.is_none()
+        && args.on_error.is_none()
+        && args.timeout_ms.is_none()
+        && args.observe.is_none()
+        && signature.state.is_empty();
+    if unset {
+        return quote!(&__h::NO_MORE);
+    }
+    let group = match &args.group {
+        Some(group) => {
+            let group = &group.value;
+            quote!(__h::Some(#group))
+        }
+        None => quote!(__h::None),
+    };
+    let on_error = match args.on_error.as_ref().map(|on_error| on_error.value) {
+        Some(OnError::Deny) => quote!(__h::Some(__h::OnError::Deny)),
+        Some(OnError::Continue) => quote!(__h::Some(__h::OnError::Continue)),
+        None => quote!(__h::None),
+    };
     let timeout_ms = args.timeout_ms.as_ref().map_or(0, |ms| ms.value);
     let observe = args.observe.is_some();
     let state = signature.state.iter().map(|ty| {
         quote_spanned! {syn::spanned::Spanned::span(ty)=>
-            #private::StateType {
+            __h::StateType {
                 id: ::core::any::TypeId::of::<#ty>,
                 name: ::core::any::type_name::<#ty>,
             }
         }
     });
-    let location = function.span();
-    let file = quote_spanned!(location=> ::core::file!());
-    let line = quote_spanned!(location=> ::core::line!());
-
-    let (run, wrapper) = wrapper(&private, &context, timeout_ms, observe, function, signature);
-
-    // The slice's own `macro_rules!` places the static in the link section
-    // (what `#[distributed_slice]` on an element expands to, minus a second
-    // proc macro and a type check: the type is ours and always right).
     quote! {
-        const _: () = {
-            #private::#slice! {
-                #![linkme_macro = #private::#slice]
-                static __HOOKS_CORE_HOOK: #private::LinkedHook<#context> = #private::LinkedHook {
-                    name: #name,
-                    priority: #priority,
-                    group: #group,
-                    matches: #matches,
-                    on_error: #on_error,
-                    timeout_ms: #timeout_ms,
-                    observe: #observe,
-                    state: &[#(#state),*],
-                    file: #file,
-                    line: #line,
-                    run: #run,
-                };
-            }
-            #wrapper
-        };
+        &__h::More {
+            group: #group,
+            on_error: #on_error,
+            timeout_ms: #timeout_ms,
+            observe: #observe,
+            state: &[#(#state),*],
+        }
     }
 }
 
@@ -287,27 +351,4 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
             token
         })
         .collect()
-}
-
-fn option(private: &TokenStream, value: Option<TokenStream>) -> TokenStream {
-    match value {
-        Some(value) => quote!(#private::Some(#value)),
-        None => quote!(#private::None),
-    }
-}
-
-/// The pattern, compiled now into a constant the runtime matches without parsing.
-fn matcher(private: &TokenStream, source: &LitStr, pattern: Pattern) -> TokenStream {
-    let alternatives = pattern.into_iter().map(|alternative| {
-        let tool = match alternative.tool {
-            hooks_pattern::NameGlob::Any => quote!(#private::NameGlob::Any),
-            hooks_pattern::NameGlob::Exact(s) => quote!(#private::NameGlob::Exact(#s)),
-            hooks_pattern::NameGlob::Prefix(s) => quote!(#private::NameGlob::Prefix(#s)),
-            hooks_pattern::NameGlob::Suffix(s) => quote!(#private::NameGlob::Suffix(#s)),
-            hooks_pattern::NameGlob::Contains(s) => quote!(#private::NameGlob::Contains(#s)),
-        };
-        let subject = option(private, alternative.subject.map(|s| s.to_token_stream()));
-        quote!(#private::Alternative { tool: #tool, subject: #subject })
-    });
-    quote!((#source, &[#(#alternatives),*]))
 }

@@ -96,7 +96,7 @@ pub(crate) fn check<'a>(
             ));
             None
         }
-        Some(first) => context_type(first, observe, deferred, &expected)
+        Some(first) => context_type(event, first, observe, deferred, &expected)
             .map_err(&mut fail)
             .ok(),
     };
@@ -128,6 +128,7 @@ pub(crate) fn check<'a>(
 
 /// The first parameter: the context, `&mut Ctx` (`&Ctx` for observers).
 fn context_type<'a>(
+    event: Event,
     first: &'a FnArg,
     observe: bool,
     deferred: bool,
@@ -166,6 +167,19 @@ fn context_type<'a>(
             ))
         }
         Type::Reference(reference) => match &reference.lifetime {
+            _ if context_name(&reference.elem).is_some_and(|name| name != event.context()) => {
+                let borrow = if observe { "&" } else { "&mut " };
+                Err(syn::Error::new_spanned(
+                    &reference.elem,
+                    format!(
+                        "this hook takes `{borrow}{}`, but `#[{}]` hooks take `{borrow}{}`: each \
+                         event has its own context type",
+                        reference.elem.to_token_stream(),
+                        event.attr(),
+                        event.context()
+                    ),
+                ))
+            }
             Some(lifetime) if deferred => Err(syn::Error::new_spanned(
                 lifetime,
                 "the future of a `Deferred` answer cannot borrow the context: leave the \

@@ -98,15 +98,23 @@ pub(crate) fn sync_stretch<'t, C: Event>(
             if traced {
                 return Stretch::Slow(entry);
             }
+            ctx.__trail().enter(&entry.meta.name);
             let verdict = match &entry.runner {
+                Runner::Decide(hook) => {
+                    running = Some(entry);
+                    Ok(hook(ctx))
+                }
+                Runner::Unit(hook) => {
+                    running = Some(entry);
+                    hook(ctx);
+                    Ok(Decision::Continue)
+                }
                 Runner::Plain(hook) => {
-                    ctx.__trail().enter(&entry.meta.name);
                     running = Some(entry);
                     hook(ctx, &entry.state)
                 }
                 // A closure added with `Hook::new` always answers at once.
                 Runner::Runtime(hook) if entry.meta.shape == Shape::Sync => {
-                    ctx.__trail().enter(&entry.meta.name);
                     running = Some(entry);
                     match hook.run(ctx, &entry.state) {
                         HookCall::Ready(verdict) => verdict,

@@ -35,9 +35,9 @@ async fn traced_run<C: Event>(entry: &Entry<C>, ctx: &mut C) -> Verdict {
     // Reading the clock costs more than a small hook: only when someone listens.
     let started = (!span.is_disabled()).then(Instant::now);
     let verdict = match &entry.runner {
-        Runner::Plain(hook) => {
+        Runner::Unit(_) | Runner::Decide(_) | Runner::Observe(_) | Runner::Plain(_) => {
             let _entered = span.enter();
-            catch(|| hook(ctx, &entry.state)).and_then(|verdict| verdict)
+            plain(entry, ctx)
         }
         // The wrapper catches the hook's panics, and its future carries its
         // own panic guard and timeout.
@@ -77,7 +77,9 @@ async fn traced_run<C: Event>(entry: &Entry<C>, ctx: &mut C) -> Verdict {
 /// hook's own future does.
 async fn untraced<C: Event>(entry: &Entry<C>, ctx: &mut C) -> Verdict {
     match &entry.runner {
-        Runner::Plain(hook) => catch(|| hook(ctx, &entry.state)).and_then(|verdict| verdict),
+        Runner::Unit(_) | Runner::Decide(_) | Runner::Observe(_) | Runner::Plain(_) => {
+            plain(entry, ctx)
+        }
         Runner::Started(hook) => match hook(ctx, &entry.state) {
             Started::Ready(verdict, _) => verdict,
             Started::Pending(future) => future.await.0,
@@ -87,6 +89,19 @@ async fn untraced<C: Event>(entry: &Entry<C>, ctx: &mut C) -> Verdict {
             Ok(HookCall::Pending(future)) => guard(None, future).await,
             Err(error) => Err(error),
         },
+    }
+}
+
+/// Runs a hook that answers at once, catching its panic.
+fn plain<C: Event>(entry: &Entry<C>, ctx: &mut C) -> Verdict {
+    match &entry.runner {
+        Runner::Unit(hook) => catch(|| hook(ctx)).map(|()| Decision::Continue),
+        Runner::Decide(hook) => catch(|| hook(ctx)),
+        Runner::Observe(hook) => catch(|| hook(ctx)).map(|()| Decision::Continue),
+        Runner::Plain(hook) => catch(|| hook(ctx, &entry.state)).and_then(|verdict| verdict),
+        Runner::Started(_) | Runner::Runtime(_) => Err(HookError::failed(
+            "was run as a plain call though it may wait (a bug in hooks-core)",
+        )),
     }
 }
 

@@ -16,7 +16,7 @@ use super::{Settled, record, settle};
 use crate::registry::linked::{HandBack, Started};
 use crate::registry::table::{Entry, Runner, Shape};
 use crate::registry::{Event, HookCall, Hooks};
-use crate::verdict::{Approval, BoxFuture, Denial, HookError, Outcome, Verdict, catch};
+use crate::verdict::{Approval, BoxFuture, Decision, Denial, HookError, Outcome, Verdict, catch};
 
 /// A dispatch in progress: what [`Hooks::dispatch`] and
 /// [`ToolHandle::dispatch`](crate::ToolHandle::dispatch) return.
@@ -153,6 +153,9 @@ impl<'a, C: Event> Walk<'a, C> {
                 };
                 ctx.__trail().enter(&entry.meta.name);
                 let verdict = match &entry.runner {
+                    Runner::Observe(hook) => catch(|| hook(ctx)).map(|()| Decision::Continue),
+                    Runner::Unit(hook) => catch(|| hook(ctx)).map(|()| Decision::Continue),
+                    Runner::Decide(hook) => catch(|| hook(ctx)),
                     Runner::Plain(hook) => catch(|| hook(ctx, &entry.state)).and_then(|v| v),
                     Runner::Started(hook) => match hook(ctx, &entry.state) {
                         Started::Ready(verdict, back) => {

@@ -327,9 +327,20 @@ impl VisitTable for Collect<'_> {
         if self.builder.linked {
             for hook in C::__linked() {
                 self.known_names.insert(hook.name.to_owned());
-                self.known_groups.extend(hook.group.map(str::to_owned));
-                if self.builder.keeps(hook.name, hook.group) {
-                    table.entries.push(Entry::linked(hook));
+                self.known_groups.extend(hook.more.group.map(str::to_owned));
+                if !self.builder.keeps(hook.name, hook.more.group) {
+                    continue;
+                }
+                match Entry::linked(hook) {
+                    Ok(entry) => table.entries.push(entry),
+                    // The macro checked the pattern with the same grammar:
+                    // only a mismatched build of the two crates gets here.
+                    Err(error) => self.builder.problems.push(BuildProblem::BadPattern {
+                        event: C::KIND,
+                        hook: hook.name.to_owned(),
+                        pattern: hook.matches.to_owned(),
+                        error,
+                    }),
                 }
             }
         }

@@ -9,35 +9,62 @@ use linkme::distributed_slice;
 
 use crate::event::OnError;
 use crate::registry::state::{StateDefault, StateType};
-use crate::verdict::{BoxFuture, Verdict};
+use crate::verdict::{BoxFuture, Decision, Verdict};
 
 /// A hook registered by an attribute macro.
+///
+/// Lean on purpose: every field costs compile time in every hook's static
+/// (BENCHMARKS.md, "Compile cost"), so what few hooks set sits behind `more`,
+/// shared by all the others.
 #[doc(hidden)]
 pub struct LinkedHook<C: 'static> {
     pub name: &'static str,
     pub priority: i32,
+    /// The `matches` pattern as written (checked when the macro expanded,
+    /// compiled when a dispatcher is built); empty for none, which the
+    /// macro refuses as a pattern.
+    pub matches: &'static str,
+    pub file: &'static str,
+    pub line: u32,
+    pub run: HookFn<C>,
+    pub more: &'static More,
+}
+
+/// The options few hooks set.
+#[doc(hidden)]
+pub struct More {
     pub group: Option<&'static str>,
-    /// The `matches` pattern as written, and compiled by the macro.
-    pub matches: Option<(
-        &'static str,
-        &'static [hooks_pattern::Alternative<&'static str>],
-    )>,
     pub on_error: Option<OnError>,
     /// Milliseconds; 0 for none.
     pub timeout_ms: u64,
     pub observe: bool,
     /// The state the hook reads, in parameter order.
     pub state: &'static [StateType],
-    pub file: &'static str,
-    pub line: u32,
-    pub run: HookFn<C>,
 }
 
-/// The generated wrapper around a hook function.
+/// The options of a hook that sets none.
+#[doc(hidden)]
+pub static NO_MORE: More = More {
+    group: None,
+    on_error: None,
+    timeout_ms: 0,
+    observe: false,
+    state: &[],
+};
+
+/// How to call a linked hook. The common shapes — `fn(&mut Ctx)`,
+/// `fn(&mut Ctx) -> Decision`, an observer's `fn(&Ctx)` — are the user's
+/// own function, called directly: no wrapper to compile, no extra call.
+/// Other shapes get a generated wrapper.
 #[doc(hidden)]
 pub enum HookFn<C: 'static> {
-    /// A plain `fn`: a call and its verdict. Observers' wrappers take `&mut`
-    /// too and hand the hook a shared borrow.
+    /// `fn(&mut Ctx)`.
+    Unit(fn(&mut C)),
+    /// `fn(&mut Ctx) -> Decision` (on events that may block).
+    Decide(fn(&mut C) -> Decision),
+    /// An observer's `fn(&Ctx)`.
+    Observe(fn(&C)),
+    /// A wrapper around any other plain `fn`: state, a `Result`, an observer's `Result`.
     Plain(fn(&mut C, &crate::registry::state::State) -> Verdict),
     /// A plain `fn` returning `Deferred`: an answer now, or a future.
     Deferred(StartFn<C>),

@@ -8,13 +8,13 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::event::{EventKind, OnError};
-use crate::matcher::Matcher;
+use crate::matcher::{Matcher, PatternError};
 use crate::name::HookName;
 use crate::registry::event::Event;
 use crate::registry::hook::Run;
 use crate::registry::linked::{HookFn, LinkedHook, StartFn};
 use crate::registry::state::{State, StateType};
-use crate::verdict::Verdict;
+use crate::verdict::{Decision, Verdict};
 
 /// Where a hook comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -77,7 +77,13 @@ pub(crate) struct HookMeta {
 
 /// How the dispatcher calls a hook.
 pub(crate) enum Runner<C: 'static> {
-    /// A plain call: the fast path.
+    /// The user's `fn(&mut Ctx)`, called directly.
+    Unit(fn(&mut C)),
+    /// The user's `fn(&mut Ctx) -> Decision`, called directly.
+    Decide(fn(&mut C) -> Decision),
+    /// The user's observer `fn(&Ctx)`, called directly.
+    Observe(fn(&C)),
+    /// A plain call of a wrapper (state, a `Result`).
     Plain(fn(&mut C, &State) -> Verdict),
     /// A call that takes the context and hands it back, now or later.
     Started(StartFn<C>),
@@ -93,25 +99,33 @@ pub(crate) struct Entry<C: 'static> {
 }
 
 impl<C: Event> Entry<C> {
-    pub(crate) fn linked(hook: &'static LinkedHook<C>) -> Self {
+    /// A linked hook's entry. Its pattern was checked when the macro
+    /// expanded; it is compiled here, once per dispatcher.
+    pub(crate) fn linked(hook: &'static LinkedHook<C>) -> Result<Self, PatternError> {
         let (runner, shape) = match hook.run {
+            HookFn::Unit(f) => (Runner::Unit(f), Shape::Sync),
+            HookFn::Decide(f) => (Runner::Decide(f), Shape::Sync),
+            HookFn::Observe(f) => (Runner::Observe(f), Shape::Sync),
             HookFn::Plain(f) => (Runner::Plain(f), Shape::Sync),
             HookFn::Deferred(f) => (Runner::Started(f), Shape::Deferred),
             HookFn::Async(f) => (Runner::Started(f), Shape::Async),
         };
-        Entry {
+        let more = hook.more;
+        let matcher = match hook.matches {
+            "" => None,
+            pattern => Some(Matcher::parse_static(pattern)?),
+        };
+        Ok(Entry {
             meta: HookMeta {
                 name: HookName::from_static(hook.name),
                 priority: hook.priority,
-                group: hook.group.map(Cow::Borrowed),
-                matcher: hook
-                    .matches
-                    .map(|(source, alternatives)| Matcher::__from_static(source, alternatives)),
-                on_error: on_error(hook.observe, hook.on_error, C::KIND),
-                timeout: (hook.timeout_ms > 0).then(|| Duration::from_millis(hook.timeout_ms)),
+                group: more.group.map(Cow::Borrowed),
+                matcher,
+                on_error: on_error(more.observe, more.on_error, C::KIND),
+                timeout: (more.timeout_ms > 0).then(|| Duration::from_millis(more.timeout_ms)),
                 shape,
-                observer: hook.observe,
-                state: hook.state.to_vec(),
+                observer: more.observe,
+                state: more.state.to_vec(),
                 origin: Origin::Linked {
                     file: hook.file,
                     line: hook.line,
@@ -119,7 +133,7 @@ impl<C: Event> Entry<C> {
             },
             runner,
             state: State::default(),
-        }
+        })
     }
 
     /// Whether the hook applies to this event instance (its matcher, on tool events).
