@@ -55,6 +55,10 @@ pub(crate) struct StdSettings {
 impl StdSettings {
     /// Refuses the tables of hooks this program was built without.
     pub(crate) fn check(&self, file: &str, problems: &mut Problems) {
+        self.check_against(file, problems, compiled_in);
+    }
+
+    fn check_against(&self, file: &str, problems: &mut Problems, compiled_in: fn(&str) -> bool) {
         let tables = [
             (
                 "read_only",
@@ -256,5 +260,28 @@ impl Created {
                 tracing::warn!(path = %path.display(), %error, "a file made by a failed configuration load could not be removed");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_for_a_hook_not_compiled_in_is_refused_naming_the_feature() {
+        let text = "[truncate]\nmax_chars = 500\n\n[rate_limit]\nrules = []\n";
+        let mut problems = Problems::default();
+        let (_, settings) = crate::toml_file::parse(&"std.toml".into(), text, &mut problems);
+        assert!(problems.is_empty());
+        // A program built without the rate limit: hooks-config's feature off.
+        settings.check_against("std.toml", &mut problems, |feature| feature != "rate-limit");
+        let error = problems.into_result().unwrap_err();
+        assert_eq!(
+            error.problems(),
+            [
+                "std.toml:4: `[rate_limit]` configures a standard hook this program is built \
+                 without: turn on the `rate-limit` feature of hooks-config (it turns on hooks-std's)"
+            ]
+        );
     }
 }

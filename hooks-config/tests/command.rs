@@ -92,19 +92,47 @@ fn slow(pid_file: &Path) -> String {
     )
 }
 
-/// Asserts the background process `slow.sh` started was killed.
+/// The pid `slow.sh` wrote, once it has written it (within `within`).
+fn grandchild(pid_file: &Path, within: Duration) -> String {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Ok(pid) = std::fs::read_to_string(pid_file)
+            && pid.ends_with('\n')
+        {
+            return pid.trim().to_owned();
+        }
+        assert!(Instant::now() < deadline, "slow.sh never wrote its pid");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The state of a process: `gone`, or its `State:` line.
+fn process_state(pid: &str) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find(|line| line.starts_with("State:"))
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| "gone".to_owned())
+}
+
+/// Asserts the background process `slow.sh` started is killed: gone, or
+/// dead and waiting for its new parent to reap it (a container's init may
+/// not). A kill is delivered asynchronously, so the state is read until it
+/// changes, for up to five seconds.
 fn assert_grandchild_killed(pid_file: &Path) {
-    let grandchild = std::fs::read_to_string(pid_file).unwrap();
-    std::thread::sleep(Duration::from_millis(100));
-    // Gone, or dead and waiting for its new parent to reap it (a container's init may not).
-    let state =
-        std::fs::read_to_string(format!("/proc/{}/status", grandchild.trim())).unwrap_or_default();
-    let state = state
-        .lines()
-        .find(|line| line.starts_with("State:"))
-        .unwrap_or("State: gone");
+    let pid = grandchild(pid_file, Duration::from_secs(5));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut state = process_state(&pid);
+    while !(state == "gone" || state.contains("zombie")) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+        state = process_state(&pid);
+    }
     assert!(
-        state.contains("gone") || state.contains("zombie"),
+        state == "gone" || state.contains("zombie"),
         "the background `sleep` the hook started was killed with it; it is {state}"
     );
 }
@@ -113,13 +141,15 @@ fn assert_grandchild_killed(pid_file: &Path) {
 async fn a_timeout_kills_the_whole_process_group_and_denies() {
     let pid_file =
         std::env::temp_dir().join(format!("hooks-config-slow-{}.pid", std::process::id()));
-    let hooks = hooks_with(&slow(&pid_file), "timeout = \"300ms\"");
+    let _ = std::fs::remove_file(&pid_file);
+    // Long enough for bash to start its grandchild, however loaded the machine.
+    let hooks = hooks_with(&slow(&pid_file), "timeout = \"1s\"");
     let started = Instant::now();
     let outcome = hooks.dispatch(&mut call("Bash", json!({}))).await;
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_eq!(
         outcome.denial().unwrap().cause(),
-        &DenialCause::Failed(HookError::TimedOut(Duration::from_millis(300)))
+        &DenialCause::Failed(HookError::TimedOut(Duration::from_secs(1)))
     );
     assert_grandchild_killed(&pid_file);
 }
@@ -128,11 +158,25 @@ async fn a_timeout_kills_the_whole_process_group_and_denies() {
 async fn a_dropped_dispatch_kills_the_whole_process_group() {
     let pid_file =
         std::env::temp_dir().join(format!("hooks-config-dropped-{}.pid", std::process::id()));
+    let _ = std::fs::remove_file(&pid_file);
     let hooks = hooks_with(&slow(&pid_file), "timeout = \"30s\"");
     let mut ctx = call("Bash", json!({}));
-    // The caller gives up on the dispatch long before the hook's timeout.
-    let gave_up = tokio::time::timeout(Duration::from_millis(500), hooks.dispatch(&mut ctx)).await;
-    assert!(gave_up.is_err());
+    {
+        let dispatch = hooks.dispatch(&mut ctx);
+        tokio::pin!(dispatch);
+        // Drive the dispatch until the hook has started its grandchild...
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while std::fs::read_to_string(&pid_file).map_or(true, |pid| !pid.ends_with('\n')) {
+            assert!(Instant::now() < deadline, "slow.sh never started");
+            assert!(
+                tokio::time::timeout(Duration::from_millis(10), &mut dispatch)
+                    .await
+                    .is_err(),
+                "the hook answered though it sleeps for minutes"
+            );
+        }
+        // ...then the caller gives up on it, long before the hook's timeout.
+    }
     assert_grandchild_killed(&pid_file);
 }
 

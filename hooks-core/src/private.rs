@@ -132,6 +132,12 @@ pub fn noted<E: Event, R: ObserverOutput<E>>(value: R) -> Verdict {
     value.into_verdict()
 }
 
+/// `T::default()`, for `default_state!(T)`.
+#[allow(clippy::unnecessary_wraps)] // the shape `default_state!` takes
+pub fn infallible_default<T: Default>() -> Result<T, std::convert::Infallible> {
+    Ok(T::default())
+}
+
 /// Makes a state type's default for [`default_state!`](crate::default_state).
 pub fn make_default<T: StateValue, E: Display>(made: Result<T, E>) -> Result<Shared, String> {
     made.map(|value| Arc::new(value) as Shared)

@@ -56,10 +56,74 @@ async fn async_guard(ctx: &mut PreToolUse) -> Decision {
     needs_args(ctx).await
 }
 
+struct Policy {
+    max: u64,
+}
+
+#[derive(Default)]
+struct Seen(std::sync::atomic::AtomicUsize);
+
+#[pre_tool_use(group = "stateful", matches = "pay")]
+fn capped(ctx: &mut PreToolUse, policy: &Policy) -> Decision {
+    if ctx.args()["amount"].as_u64() > Some(policy.max) {
+        Decision::deny("over the cap")
+    } else {
+        Decision::Continue
+    }
+}
+
+#[pre_tool_use(group = "stateful")]
+fn ready_now<'s>(_ctx: &mut PreToolUse, policy: &'s Policy) -> Deferred<'s, Decision> {
+    Deferred::Ready(if policy.max > 0 {
+        Decision::Continue
+    } else {
+        Decision::deny("closed")
+    })
+}
+
+#[pre_tool_use(group = "stateful", observe)]
+fn seen(_ctx: &PreToolUse, seen: &Seen) {
+    seen.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+}
+
+#[test]
+fn reading_state_allocates_nothing() {
+    let hooks = Hooks::builder()
+        .groups(["stateful"])
+        .state(Policy { max: 100 })
+        .state(Seen::default())
+        .build()
+        .unwrap();
+    let pay = hooks.tool("pay");
+    let session = Session::new("s");
+    let mut small = PreToolUse::new(&session, "pay", json!({"amount": 5}));
+    let mut large = PreToolUse::new(&session, "pay", json!({"amount": 500}));
+    let _ = block_on(pay.dispatch(&mut small));
+    let ((), allocations) = allocations_during(|| {
+        for _ in 0..100 {
+            assert!(block_on(pay.dispatch(&mut small)).is_continue());
+            assert!(block_on(pay.dispatch(&mut large)).is_denied());
+        }
+    });
+    assert_eq!(
+        allocations, 0,
+        "state, a ready `Deferred` and an observer allocate nothing"
+    );
+    assert_eq!(
+        hooks
+            .state::<Seen>()
+            .unwrap()
+            .0
+            .load(std::sync::atomic::Ordering::Relaxed),
+        201
+    );
+}
+
 #[test]
 fn sync_dispatch_allocates_nothing() {
     let hooks = Hooks::builder()
         .without(["alloc::async_guard", "alloc::timed_guard"])
+        .without_groups(["stateful"])
         .build()
         .unwrap();
     let sql = hooks.tool("sql_query");
@@ -97,6 +161,7 @@ fn sync_dispatch_allocates_nothing() {
 fn a_thousand_dispatches_allocate_nothing() {
     let hooks = Hooks::builder()
         .without(["alloc::async_guard", "alloc::timed_guard"])
+        .without_groups(["stateful"])
         .build()
         .unwrap();
     let sql = hooks.tool("sql_query");

@@ -114,8 +114,9 @@ pub struct StateDefault {
 
 /// Offers a default for a state type, so that hooks reading it work without
 /// the application providing a value. Each dispatcher built without a value
-/// of that type gets its own, made by `make` (a `fn() -> Result<T, E>` with
-/// `E: Display`), when it is built; a failure is a build error.
+/// of that type gets its own, made when it is built: by `T::default()`
+/// (`default_state!(T)`), or by `make`, a `fn() -> Result<T, E>` with
+/// `E: Display` (`default_state!(T, make)`), whose failure is a build error.
 ///
 /// This is how `hooks-std` links its hooks "with sensible defaults":
 ///
@@ -143,6 +144,9 @@ pub struct StateDefault {
 /// ```
 #[macro_export]
 macro_rules! default_state {
+    ($ty:ty) => {
+        $crate::default_state!($ty, $crate::__private::infallible_default::<$ty>);
+    };
     ($ty:ty, $make:path) => {
         const _: () = {
             #[$crate::__private::linkme::distributed_slice(
