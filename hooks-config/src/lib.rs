@@ -16,6 +16,13 @@
 //! # }
 //! ```
 //!
+//! A file configures the dispatcher it is applied to and no other: its
+//! standard-hook tables (`[read_only]`, `[truncate]`, `[rate_limit]`,
+//! `[audit_log]`, `[approval]`) become that builder's state. Applying is all
+//! or nothing. This crate forces no standard hook on a program: its features
+//! of the same names (or `full`) turn hooks-std's on, and a table for a hook
+//! the program is built without is refused, naming the feature.
+//!
 //! Hooks speak the Claude Code hook protocol ([`protocol`]): the event as JSON
 //! (on stdin, or as the POST body), and an answer by exit code and JSON
 //! (`permissionDecision`, `updatedInput`, `additionalContext`, `decision`,

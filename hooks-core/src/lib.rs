@@ -57,6 +57,18 @@
 //!   `on_error` overrides.
 //! - **Cost**: sync hooks dispatch without allocating; a [`ToolHandle`] runs
 //!   only the hooks that can match its tool.
+//! - **State**: a hook reads values given to its dispatcher by taking `&T`
+//!   after its context ([`HooksBuilder::state`]); resolved at `build()`, a
+//!   missing value is a build error naming the hook and the type.
+//! - **Scoping**: [`groups`](HooksBuilder::groups), `without_groups`, `only`
+//!   and `without` pick linked, runtime and config hooks alike.
+//!
+//! # Layout
+//!
+//! `verdict` (what hooks decide), `context` (what they see), `registry`
+//! (what hooks there are, with their state, built once into [`Hooks`]) and
+//! `dispatch` (running them; its module docs tell one dispatch in ten
+//! lines), each using only those before it.
 //!
 //! # Linking hooks from another crate
 //!

@@ -31,6 +31,7 @@ macro_rules! common {
     ($($kind:ident { attr: $attr:ident, slice: $slice:ident, block: $block:tt, tool: $tool:tt, inject: $inject:tt, $($rest:tt)* })*) => {$(
         impl $kind {
             /// The session this event belongs to.
+            #[inline]
             pub fn session(&self) -> &crate::session::Session {
                 &self.session
             }
@@ -59,6 +60,7 @@ macro_rules! common {
                 self.trail.denial()
             }
 
+            #[inline]
             pub(crate) fn trail_mut(&mut self) -> &mut Trail {
                 &mut self.trail
             }

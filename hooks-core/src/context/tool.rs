@@ -34,11 +34,13 @@ impl PreToolUse {
     }
 
     /// The tool about to run.
+    #[inline]
     pub fn tool(&self) -> &str {
         &self.tool
     }
 
     /// The arguments, as rewritten by earlier hooks.
+    #[inline]
     pub fn args(&self) -> &Value {
         &self.args
     }
@@ -159,11 +161,13 @@ impl PostToolUse {
     }
 
     /// The tool that ran.
+    #[inline]
     pub fn tool(&self) -> &str {
         &self.tool
     }
 
     /// The arguments it ran with.
+    #[inline]
     pub fn args(&self) -> &Value {
         &self.args
     }

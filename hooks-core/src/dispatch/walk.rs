@@ -78,35 +78,54 @@ impl<C: Event> Future for Dispatch<'_, C> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
         let this = self.get_mut();
+        let state = std::mem::replace(&mut this.state, State::Done);
+        let State::Start {
+            hooks,
+            mut chain,
+            ctx,
+        } = state
+        else {
+            this.state = state;
+            return this.poll_on(cx);
+        };
+        ctx.__trail().set_budget(hooks.inner.injection_budget);
+        // A span costs more than a small hook even when nobody listens: ask
+        // once whether anyone does (one relaxed load).
+        let traced = tracing::level_enabled!(tracing::Level::DEBUG);
+        let observed = C::__table(&hooks.inner.tables).observers > 0;
+        let all = chain.clone();
+        let step = if traced {
+            let walk = Walk::new(hooks, chain, all, traced, observed);
+            Step::Wait(State::Slow(Box::pin(walk.carry_on(ctx, None))))
+        } else {
+            // The common case ends here: every hook a plain call that let
+            // the call through, and no observers.
+            let stretch = sync_stretch(&mut chain, ctx, false);
+            if matches!(stretch, Stretch::Done) && !observed {
+                ctx.__trail().leave();
+                return Poll::Ready(Outcome::Continue);
+            }
+            Walk::new(hooks, chain, all, traced, observed).go_on(stretch, ctx)
+        };
+        match step {
+            Step::Finish(outcome) => Poll::Ready(outcome),
+            Step::Wait(state) => {
+                this.state = state;
+                this.poll_on(cx)
+            }
+        }
+    }
+}
+
+impl<C: Event> Dispatch<'_, C> {
+    /// Polls a dispatch past its first stretch: out of line, so the common
+    /// case above stays a small function.
+    #[inline(never)]
+    fn poll_on(&mut self, cx: &mut Context<'_>) -> Poll<Outcome> {
         loop {
-            let step = match std::mem::replace(&mut this.state, State::Done) {
-                State::Start { hooks, chain, ctx } => {
-                    ctx.__trail().set_budget(hooks.inner.injection_budget);
-                    // A span costs more than a small hook even when nobody
-                    // listens: ask once whether anyone does (one relaxed load).
-                    let traced = tracing::level_enabled!(tracing::Level::DEBUG);
-                    let observed = C::__table(&hooks.inner.tables).observers > 0;
-                    let all = chain.clone();
-                    let mut walk = Walk {
-                        hooks,
-                        all,
-                        chain,
-                        traced,
-                        observed,
-                        observing: false,
-                    };
-                    if traced {
-                        Step::Wait(State::Slow(Box::pin(walk.carry_on(ctx, None))))
-                    } else {
-                        // The common case ends here: every hook a plain call
-                        // that let the call through, and no observers.
-                        let stretch = sync_stretch(&mut walk.chain, ctx, false);
-                        if matches!(stretch, Stretch::Done) && !observed {
-                            ctx.__trail().leave();
-                            return Poll::Ready(Outcome::Continue);
-                        }
-                        walk_on(walk.on_stretch(stretch, ctx))
-                    }
+            let step = match std::mem::replace(&mut self.state, State::Done) {
+                State::Start { .. } => {
+                    unreachable!("a dispatch's first poll takes its start")
                 }
                 // No panic guard here: the hook's future carries its own
                 // (`__private::guard`) and hands the context back either way.
@@ -116,7 +135,7 @@ impl<C: Event> Future for Dispatch<'_, C> {
                     mut future,
                 } => match future.as_mut().poll(cx) {
                     Poll::Pending => {
-                        this.state = State::Hook {
+                        self.state = State::Hook {
                             walk,
                             entry,
                             future,
@@ -127,7 +146,7 @@ impl<C: Event> Future for Dispatch<'_, C> {
                 },
                 State::Slow(mut future) => match future.as_mut().poll(cx) {
                     Poll::Pending => {
-                        this.state = State::Slow(future);
+                        self.state = State::Slow(future);
                         return Poll::Pending;
                     }
                     Poll::Ready(outcome) => Step::Finish(outcome),
@@ -135,7 +154,7 @@ impl<C: Event> Future for Dispatch<'_, C> {
                 State::Done => panic!("a hooks dispatch was polled after it finished"),
             };
             match step {
-                Step::Wait(state) => this.state = state,
+                Step::Wait(state) => self.state = state,
                 Step::Finish(outcome) => return Poll::Ready(outcome),
             }
         }
@@ -143,6 +162,30 @@ impl<C: Event> Future for Dispatch<'_, C> {
 }
 
 impl<'a, C: Event> Walk<'a, C> {
+    fn new(
+        hooks: &'a Hooks,
+        chain: Chain<'a, C>,
+        all: Chain<'a, C>,
+        traced: bool,
+        observed: bool,
+    ) -> Self {
+        Walk {
+            hooks,
+            chain,
+            all,
+            traced,
+            observed,
+            observing: false,
+        }
+    }
+
+    /// Goes on from where the first stretch stopped: out of line, like every
+    /// path that is not the common one.
+    #[inline(never)]
+    fn go_on(self, stretch: Stretch<'a, C>, ctx: &'a mut C) -> Step<'a, C> {
+        walk_on(self.on_stretch(stretch, ctx))
+    }
+
     /// Runs hooks as plain calls until one must be waited on, or all are done.
     #[inline]
     fn advance(mut self, mut ctx: &'a mut C) -> Step<'a, C> {

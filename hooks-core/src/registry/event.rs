@@ -73,22 +73,27 @@ macro_rules! events {
         impl Event for $kind {
             const KIND: EventKind = EventKind::$kind;
 
+            #[inline]
             fn session(&self) -> &Session {
                 $kind::session(self)
             }
 
+            #[inline]
             fn __linked() -> &'static [LinkedHook<Self>] {
                 &crate::registry::linked::$slice
             }
 
+            #[inline]
             fn __table(tables: &Tables) -> &Table<Self> {
                 &tables.$attr
             }
 
+            #[inline]
             fn __table_mut(tables: &mut Tables) -> &mut Table<Self> {
                 &mut tables.$attr
             }
 
+            #[inline]
             fn __trail(&mut self) -> &mut Trail {
                 self.trail_mut()
             }
@@ -104,6 +109,7 @@ macro_rules! events {
 macro_rules! tool_call {
     (false) => {};
     (true) => {
+        #[inline]
         fn __tool_call(&self) -> Option<ToolCall<'_>> {
             Some(ToolCall::new(self.tool(), self.args()))
         }
@@ -114,6 +120,7 @@ macro_rules! tool_event {
     (false, $kind:ident) => {};
     (true, $kind:ident) => {
         impl ToolEvent for $kind {
+            #[inline]
             fn tool(&self) -> &str {
                 $kind::tool(self)
             }
@@ -127,6 +134,7 @@ macro_rules! blocking {
     (false, $kind:ident) => {};
     (true, $kind:ident) => {
         impl HookOutput<$kind> for Decision {
+            #[inline]
             fn into_verdict(self) -> Verdict {
                 Ok(self)
             }
