@@ -248,7 +248,9 @@ pub trait Clock: Send + Sync + 'static {
     fn now(&self) -> Duration;
 }
 
-/// The default clock: monotonic time since the first reading.
+/// The default clock: monotonic time since the first reading in this
+/// process. One time base for the process, not per limiter, so limiters
+/// sharing a store agree on what a bucket's time means.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct MonotonicClock;
 
