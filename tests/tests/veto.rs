@@ -1,6 +1,7 @@
-//! Veto and approval: the first `Deny` stops the chain; `Ask` waits for the
-//! approver, and anything but a yes (no, no answer in time, no approver, a
-//! failing approver) denies.
+//! Veto and approval: the first `Deny` stops the chain; `Ask` waits until
+//! the rest of the chain has allowed the call, then for the approver, and
+//! anything but a yes (no, no answer in time, no approver, a failing
+//! approver) denies.
 
 use std::future::pending;
 use std::sync::Arc;
@@ -63,6 +64,7 @@ fn ask_to_pay(ctx: &mut PreToolUse) -> Decision {
     Decision::Ask(Approval::new(prompt).timeout(Duration::from_millis(50)))
 }
 
+/// Runs before the person is asked, though it comes later in the chain.
 #[pre_tool_use(group = "ask", matches = "pay", priority = 1)]
 fn after_approval(ctx: &mut PreToolUse) {
     ctx.inject("after_approval");
@@ -91,7 +93,11 @@ fn without_an_approver_asking_denies() {
         denial.cause(),
         &DenialCause::NotApproved(ApprovalOutcome::NoApprover)
     );
-    assert!(ctx.injected().is_empty(), "nothing after the ask ran");
+    assert_eq!(
+        ctx.injected().text(),
+        "after_approval",
+        "the chain ran to its end before the ask"
+    );
     assert_eq!(ctx.approvals()[0].outcome, ApprovalOutcome::NoApprover);
 }
 
@@ -133,7 +139,6 @@ fn a_refusal_denies_with_who_and_why() {
         outcome.denial().unwrap().reason(),
         "not approved by bob: over budget"
     );
-    assert!(ctx.injected().is_empty());
 }
 
 struct NeverAnswers;

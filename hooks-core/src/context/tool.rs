@@ -56,6 +56,21 @@ impl PreToolUse {
         ToolCall::new(&self.tool, &self.args).subject()
     }
 
+    /// Whether every approval a person gave on this call covers the
+    /// arguments as they are now.
+    ///
+    /// A yes binds the exact arguments it was asked about. Dispatch denies a
+    /// call whose arguments changed after a yes; an integration that touches
+    /// the arguments after dispatch checks this before it runs the tool.
+    pub fn args_as_approved(&self) -> bool {
+        self.trail.approvals().iter().all(|record| {
+            record
+                .bound_args
+                .as_ref()
+                .is_none_or(|bound| *bound == self.args)
+        })
+    }
+
     /// The final arguments, for running the tool.
     pub fn into_args(self) -> Value {
         self.args

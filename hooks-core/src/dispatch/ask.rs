@@ -3,6 +3,9 @@
 
 use std::borrow::Cow;
 
+use serde_json::Value;
+
+use crate::context::Trail;
 use crate::name::HookName;
 use crate::registry::Event;
 use crate::verdict::{
@@ -17,6 +20,7 @@ pub(crate) async fn ask<C: Event>(
     hook: &HookName,
     ctx: &mut C,
     approval: Approval,
+    args: Option<Value>,
 ) -> Option<Denial> {
     let outcome = match approver {
         None => ApprovalOutcome::NoApprover,
@@ -65,11 +69,16 @@ pub(crate) async fn ask<C: Event>(
         ApprovalOutcome::Failed { message } => Some(format!(
             "approval \"{prompt}\" could not be asked ({message}); denied by default"
         )),
+        ApprovalOutcome::Superseded { by } => Some(format!(
+            "`{by}` changed the arguments after approval was requested; denied"
+        )),
     };
     ctx.__trail().record_approval(ApprovalRecord {
         hook: hook.clone(),
         prompt: prompt.to_owned(),
         outcome: outcome.clone(),
+        // A yes covers these arguments and no others.
+        bound_args: if reason.is_none() { args } else { None },
     });
     reason.map(|reason| {
         Denial::new(
@@ -78,4 +87,65 @@ pub(crate) async fn ask<C: Event>(
             DenialCause::NotApproved(outcome),
         )
     })
+}
+
+/// The denial of an ask whose arguments `by` changed after it was raised:
+/// recorded, and nobody asked (they would approve a call that will not run).
+pub(crate) fn superseded<C: Event>(
+    hook: &HookName,
+    approval: &Approval,
+    by: HookName,
+    ctx: &mut C,
+) -> Denial {
+    let reason = format!(
+        "`{by}` changed the call's arguments after `{hook}` asked for approval, so the \
+         request no longer describes the call; denied (rewrites belong before approval)"
+    );
+    let outcome = ApprovalOutcome::Superseded { by };
+    ctx.__trail().record_approval(ApprovalRecord {
+        hook: hook.clone(),
+        prompt: approval.prompt().to_owned(),
+        outcome: outcome.clone(),
+        bound_args: None,
+    });
+    Denial::new(hook.clone(), Cow::Owned(reason), DenialCause::NotApproved(outcome))
+}
+
+/// The hook behind the last rewrite of the arguments from `since` on.
+pub(crate) fn rewriter(trail: &Trail, since: usize) -> HookName {
+    let rewrites = trail.rewrites();
+    rewrites[since.min(rewrites.len())..]
+        .iter()
+        .rev()
+        .find(|rewrite| rewrite.field == "args")
+        .map_or_else(
+            || HookName::from_static("(outside the hooks)"),
+            |rewrite| rewrite.hook.clone(),
+        )
+}
+
+/// The denial of a call whose arguments are not the ones a person approved:
+/// a yes from an earlier dispatch over the same context, after which a hook
+/// of this one (or the integration) changed them. `None` when every yes
+/// covers the arguments as they are.
+#[cold]
+#[inline(never)]
+pub(crate) fn unbound<C: Event>(ctx: &mut C) -> Option<Denial> {
+    let args = ctx.__tool_call()?.args().clone();
+    let trail = ctx.__trail();
+    let approved = trail
+        .approvals()
+        .iter()
+        .find(|record| record.bound_args.as_ref().is_some_and(|bound| *bound != args))?;
+    let hook = approved.hook.clone();
+    let by = rewriter(trail, 0);
+    let reason = format!(
+        "`{by}` changed the call's arguments after a person approved them for `{hook}`; \
+         the approval covers those arguments only, so the call is denied"
+    );
+    Some(Denial::new(
+        hook,
+        Cow::Owned(reason),
+        DenialCause::NotApproved(ApprovalOutcome::Superseded { by }),
+    ))
 }

@@ -5,7 +5,9 @@
 //! 2. The returned future ([`walk`]) runs, on its first poll, stretches of
 //!    plain `fn` hooks as plain calls, one panic guard per stretch.
 //! 3. Each verdict is settled: `Continue` goes on, `Deny` ends the chain, a
-//!    failure denies or is logged as the hook's `on_error` says, `Ask` asks.
+//!    failure denies or is logged as the hook's `on_error` says, `Ask` waits
+//!    for the chain's end: a person is asked only about a call every hook
+//!    allowed, with its final arguments, and the yes binds them.
 //! 4. A hook that may wait (`async fn`, `Deferred`) takes the context and
 //!    hands it back, now or from its future; the walk waits on that future.
 //! 5. Approvals ([`ask`]), traced runs and runtime futures go on in a boxed task.

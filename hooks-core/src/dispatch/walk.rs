@@ -9,14 +9,18 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use super::ask::ask;
+use super::ask::{ask, rewriter, superseded, unbound};
 use super::chain::{Chain, Stretch, sync_stretch};
 use super::run::run;
 use super::{Settled, record, settle};
 use crate::registry::linked::{HandBack, Started};
 use crate::registry::table::{Entry, Runner, Shape};
 use crate::registry::{Event, HookCall, Hooks};
-use crate::verdict::{Approval, BoxFuture, Decision, Denial, HookError, Outcome, Verdict, catch};
+use serde_json::Value;
+
+use crate::verdict::{
+    Approval, Approver, BoxFuture, Decision, Denial, HookError, Outcome, Verdict, catch,
+};
 
 /// A dispatch in progress: what [`Hooks::dispatch`] and
 /// [`ToolHandle::dispatch`](crate::ToolHandle::dispatch) return.
@@ -101,7 +105,8 @@ impl<C: Event> Future for Dispatch<'_, C> {
             // The common case ends here: every hook a plain call that let
             // the call through, and no observers.
             let stretch = sync_stretch(&mut chain, ctx, false);
-            if matches!(stretch, Stretch::Done) && !observed {
+            if matches!(stretch, Stretch::Done) && !observed && ctx.__trail().approvals().is_empty()
+            {
                 ctx.__trail().leave();
                 return Poll::Ready(Outcome::Continue);
             }
@@ -298,6 +303,12 @@ impl<'a, C: Event> Walk<'a, C> {
     /// otherwise `None` with the walk restarted on them.
     #[inline]
     fn enter_observers(&mut self, ctx: &mut C, denial: Option<Denial>) -> Option<Outcome> {
+        // A yes binds the arguments it was given for, here and in any later
+        // dispatch over the same context.
+        let denial = match denial {
+            None if !ctx.__trail().approvals().is_empty() => unbound(ctx),
+            denial => denial,
+        };
         if !self.observed {
             ctx.__trail().leave();
             return Some(denial.map_or(Outcome::Continue, Outcome::Denied));
@@ -333,20 +344,22 @@ impl<'a, C: Event> Walk<'a, C> {
     }
 
     /// The rest of the deciding phase, waiting where needed; the denial, if any.
+    ///
+    /// A hook's `Ask` waits until every other deciding hook has allowed the
+    /// call: nobody is asked to approve a call a later guard refuses, and a
+    /// person sees the arguments the call will run with. An ask whose
+    /// arguments a later hook changed is void (the call is denied).
     async fn decide(&mut self, ctx: &mut C, mut first: Option<First<'a, C>>) -> Option<Denial> {
+        let mut asks: Vec<Pending<'a, C>> = Vec::new();
         loop {
             let (entry, verdict) = match first.take() {
                 Some(First::Ask(entry, approval)) => {
-                    let approver = self.hooks.approver();
-                    let asked = Box::pin(ask(approver, &entry.meta.name, ctx, approval)).await;
-                    if asked.is_some() {
-                        return asked;
-                    }
+                    asks.push(Pending::new(entry, approval, ctx));
                     continue;
                 }
                 Some(First::Run(entry)) => (entry, run(entry, ctx, self.traced).await),
                 None => match sync_stretch(&mut self.chain, ctx, self.traced) {
-                    Stretch::Done => return None,
+                    Stretch::Done => break,
                     Stretch::Stopped(entry, verdict) => (entry, verdict),
                     Stretch::Slow(entry) => {
                         ctx.__trail().enter(&entry.meta.name);
@@ -356,10 +369,50 @@ impl<'a, C: Event> Walk<'a, C> {
             };
             match settle(entry, ctx, verdict) {
                 Settled::Continue => {}
+                // Asks not yet put are dropped: nobody approves a refused call.
                 Settled::Denied(denial) => return Some(denial),
                 Settled::Ask(approval) => first = Some(First::Ask(entry, approval)),
             }
         }
+        ctx.__trail().leave();
+        for pending in asks {
+            if let Some(denial) = pending.put(self.hooks.approver(), ctx).await {
+                return Some(denial);
+            }
+        }
+        None
+    }
+}
+
+/// An `Ask` waiting for the chain to end, with the arguments it was raised on.
+struct Pending<'a, C: 'static> {
+    entry: &'a Entry<C>,
+    approval: Approval,
+    /// The call's arguments when the hook asked (tool events only).
+    args: Option<Value>,
+    /// How many rewrites were recorded before it: a later one may void it.
+    rewrites: usize,
+}
+
+impl<'a, C: Event> Pending<'a, C> {
+    fn new(entry: &'a Entry<C>, approval: Approval, ctx: &mut C) -> Self {
+        Pending {
+            entry,
+            approval,
+            args: ctx.__tool_call().map(|call| call.args().clone()),
+            rewrites: ctx.__trail().rewrites().len(),
+        }
+    }
+
+    /// Asks the person, unless the arguments changed since the hook asked;
+    /// a denial if it is not a yes.
+    async fn put(self, approver: Option<&dyn Approver>, ctx: &mut C) -> Option<Denial> {
+        let now = ctx.__tool_call().map(|call| call.args().clone());
+        if now != self.args {
+            let by = rewriter(ctx.__trail(), self.rewrites);
+            return Some(superseded(&self.entry.meta.name, &self.approval, by, ctx));
+        }
+        Box::pin(ask(approver, &self.entry.meta.name, ctx, self.approval, self.args)).await
     }
 }
 

@@ -197,6 +197,13 @@ impl ApprovalAnswer {
         self.timed_out
     }
 
+    /// The same answer with its reason passed through `f` (to redact it, say).
+    #[must_use]
+    pub fn map_reason(mut self, f: impl FnOnce(&str) -> String) -> Self {
+        self.reason = self.reason.as_deref().map(f);
+        self
+    }
+
     /// Who answered, if the approver said.
     pub fn responder(&self) -> Option<&str> {
         self.by.as_deref()
@@ -217,6 +224,11 @@ pub struct ApprovalRecord {
     pub prompt: String,
     /// How it ended.
     pub outcome: ApprovalOutcome,
+    /// The exact arguments a yes covers: the call may run with these and no
+    /// others ([`PreToolUse::args_as_approved`](crate::PreToolUse::args_as_approved)).
+    /// Kept in memory only: never serialized, so no audit record holds them unredacted.
+    #[serde(skip)]
+    pub bound_args: Option<serde_json::Value>,
 }
 
 /// How an approval ended.
@@ -236,5 +248,11 @@ pub enum ApprovalOutcome {
     Failed {
         /// What went wrong.
         message: String,
+    },
+    /// A later hook changed the call's arguments after this approval was
+    /// requested, so nobody was asked: the call was denied.
+    Superseded {
+        /// The hook whose rewrite voided the request.
+        by: HookName,
     },
 }

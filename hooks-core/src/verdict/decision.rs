@@ -29,7 +29,10 @@ pub enum Decision {
     /// Stop the chain: nothing after this hook runs, and the call is refused
     /// with this reason (written for the model to read).
     Deny(Cow<'static, str>),
-    /// Pause the chain until a person answers (see [`Approver`](crate::Approver)).
+    /// Ask a person (see [`Approver`](crate::Approver)) once the rest of the
+    /// chain has allowed the call: a later `Deny` means nobody is asked, and
+    /// a later rewrite of the arguments voids the request (the call is
+    /// denied), so the person approves exactly the call that runs.
     Ask(Approval),
 }
 
