@@ -67,9 +67,10 @@ fn guards(c: &mut Criterion) {
     let rate_limit = Hooks::builder()
         .only(["hooks_std::rate_limit::guard"])
         .state(
-            RateLimiter::new(RateLimit {
-                rules: vec![Rule::new(u32::MAX, Duration::from_secs(1))],
-            })
+            RateLimiter::new(RateLimit::new(vec![Rule::new(
+                u32::MAX,
+                Duration::from_secs(1),
+            )]))
             .unwrap(),
         )
         .build()

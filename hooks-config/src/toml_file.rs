@@ -232,9 +232,9 @@ fn declare(entry: HookEntry, name: &str, policy: &AddressPolicy) -> Result<Decla
     };
     let on_error = match entry.on_error.as_deref() {
         None => None,
-        Some("deny") if event.is_some_and(|event| !event.can_block()) => {
+        Some("deny") if event.is_some_and(|event| !event.can_fail_closed()) => {
             errors.push(format!(
-                "`on_error = \"deny\"` is not possible on {}: that event cannot block",
+                "`on_error = \"deny\"` is not possible on {}: that event can neither block nor withhold its output",
                 entry.event
             ));
             None

@@ -213,6 +213,35 @@ async fn a_crash_is_a_failure_and_guards_fail_closed_unless_told_otherwise() {
 }
 
 #[tokio::test]
+async fn a_crashing_post_tool_use_scrubber_with_on_error_deny_withholds_the_result() {
+    let text = format!(
+        "[[hooks]]\nevent = \"post_tool_use\"\nname = \"scrubber\"\ncommand = {}\non_error = \"deny\"\n",
+        script("crash.py")
+    );
+    let hooks = dispatcher(hooks_config::parse("test.toml", &text, false).unwrap());
+    let mut ctx = PostToolUse::new(
+        &Session::new("s"),
+        "read_file",
+        json!({"path": ".env"}),
+        Ok(json!("API_KEY=sk-live-123")),
+    );
+    assert!(hooks.dispatch(&mut ctx).await.is_continue());
+    let error = ctx.result().expect_err("withheld");
+    assert_eq!(
+        error,
+        "the tool's result was withheld: hook `scrubber` returned an error, and it fails closed \
+         (`on_error = \"deny\"`)"
+    );
+    assert!(
+        ctx.failures()[0]
+            .error
+            .to_string()
+            .contains("the policy file is missing")
+    );
+    assert!(!error.contains("sk-live"), "{error}");
+}
+
+#[tokio::test]
 async fn broken_json_is_a_failure_not_a_silent_allow() {
     let hooks = hooks_with(&script("garbage.sh"), "");
     assert!(

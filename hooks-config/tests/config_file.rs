@@ -98,6 +98,12 @@ timeout = "soon"
 [[hooks]]
 event = "before_lunch"
 command = ["true"]
+
+[[hooks]]
+event = "session_end"
+name = "strict_farewell"
+on_error = "deny"
+command = ["true"]
 "#;
     let error = parse_error("bad.toml", text, false);
     let problems = error.problems();
@@ -106,11 +112,11 @@ command = ["true"]
         [
             "bad.toml:2: hook `no_mode`: needs exactly one of `command`, `http` or `prompt`",
             "bad.toml:6: hook `strict_observer`: bad pattern \"sql_.*+\" in `matches`: `*` may only start or end a tool name, as in `sql_*` or `*_write`",
-            "bad.toml:6: hook `strict_observer`: `on_error = \"deny\"` is not possible on post_tool_use: that event cannot block",
             "bad.toml:13: hook `shell_string`: `matches` only applies to tool events (pre_tool_use, post_tool_use), not stop",
             "bad.toml:13: hook `shell_string`: bad `timeout` \"soon\": expected number at 0 (write e.g. \"5s\")",
             "bad.toml:13: hook `shell_string`: `command = \"rm -rf / | true\"` would need a shell: write it as an array (exec form, no shell), or add `shell = true`",
             "bad.toml:20: hook `bad.toml:20`: unknown event \"before_lunch\"; events are: session_start, user_prompt_submit, pre_model_request, pre_tool_use, post_tool_use, stop, session_end",
+            "bad.toml:24: hook `strict_farewell`: `on_error = \"deny\"` is not possible on session_end: that event can neither block nor withhold its output",
         ]
     );
     assert!(

@@ -13,6 +13,7 @@ macro_rules! event_kind {
         tool: $tool:literal,
         inject: $inject:literal,
         fail_closed: $closed:literal,
+        withhold: $withhold:literal,
         what: $what:literal,
         $($rest:tt)*
     })*) => {
@@ -53,6 +54,22 @@ macro_rules! event_kind {
                 match self {
                     $(EventKind::$kind => $tool,)*
                 }
+            }
+
+            /// Whether a failing hook on this event may withhold what the
+            /// event hands on (`PostToolUse`: the model gets an error naming
+            /// the hook instead of the result), so that `on_error = "deny"`
+            /// is possible though the event cannot block.
+            pub const fn can_withhold(self) -> bool {
+                match self {
+                    $(EventKind::$kind => $withhold,)*
+                }
+            }
+
+            /// Whether `on_error = "deny"` means something on this event:
+            /// it can block, or withhold its output.
+            pub const fn can_fail_closed(self) -> bool {
+                self.can_block() || self.can_withhold()
             }
 
             /// Whether hooks on this event may add context for the model.

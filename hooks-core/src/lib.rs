@@ -119,7 +119,7 @@ hooks_events::for_each_event!(contexts);
 pub use verdict::{
     Approval, ApprovalAnswer, ApprovalOutcome, ApprovalRecord, ApprovalRequest, Approver,
     BoxFuture, Decision, Deferred, Denial, DenialCause, HookError, HookOutput, ObserverOutput,
-    Outcome, Verdict,
+    Outcome, Verdict, printable,
 };
 
 #[cfg(feature = "macros")]

@@ -60,6 +60,7 @@ macro_rules! attribute_macros {
         tool: $tool:literal,
         inject: $inject:literal,
         fail_closed: $closed:literal,
+        withhold: $withhold:literal,
         what: $what:literal,
         doc: $doc:literal,
         example: $example:literal,

@@ -25,6 +25,9 @@
 //! - `tool`: whether the event is about one tool call (so hooks may take `matches`);
 //! - `inject`: whether hooks may add context for the model;
 //! - `fail_closed`: whether a failing hook denies unless it says otherwise;
+//! - `withhold`: whether a failing hook may withhold what the event hands
+//!   on (`on_error = "deny"` on an event that cannot block: the model gets
+//!   an error naming the hook instead of the tool's result);
 //! - `what`: one line for the event kind's docs;
 //! - `doc`, `example`: the attribute macro's docs and a runnable example.
 
@@ -42,6 +45,7 @@ macro_rules! for_each_event {
                 tool: false,
                 inject: true,
                 fail_closed: false,
+                withhold: false,
                 what: "A session begins (or resumes).",
                 doc: "Runs when a session starts; may inject context for the first turn.",
                 example: r#"
@@ -61,6 +65,7 @@ fn conventions(ctx: &mut SessionStart) {
                 tool: false,
                 inject: true,
                 fail_closed: true,
+                withhold: false,
                 what: "The user submitted a prompt; hooks may block or rewrite it.",
                 doc: "Runs when the user submits a prompt; may block it, rewrite it, or inject context.",
                 example: r#"
@@ -84,6 +89,7 @@ fn no_pasted_keys(ctx: &mut UserPromptSubmit) -> Decision {
                 tool: false,
                 inject: true,
                 fail_closed: false,
+                withhold: false,
                 what: "A request to the model is about to be sent; hooks may filter tools and change parameters.",
                 doc: "Runs before each request to the model; may narrow the tools offered and change parameters.",
                 example: r#"
@@ -105,6 +111,7 @@ fn no_shell_for_guests(ctx: &mut PreModelRequest) {
                 tool: true,
                 inject: true,
                 fail_closed: true,
+                withhold: false,
                 what: "A tool is about to run; hooks may deny, ask a person, or rewrite its arguments.",
                 doc: "Runs before a tool call; may deny it, ask a person, rewrite its arguments, or inject context.",
                 example: r#"
@@ -132,6 +139,7 @@ async fn large_payments_need_a_human(ctx: &mut PreToolUse) -> Decision {
                 tool: true,
                 inject: true,
                 fail_closed: false,
+                withhold: true,
                 what: "A tool has run; hooks may rewrite its result.",
                 doc: "Runs after a tool call; may rewrite the result or inject context, but cannot block.",
                 example: r#"
@@ -153,6 +161,7 @@ fn redact_keys(ctx: &mut PostToolUse) {
                 tool: false,
                 inject: true,
                 fail_closed: false,
+                withhold: false,
                 what: "The agent wants to stop; hooks may keep it going.",
                 doc: "Runs when the agent wants to stop; returning `Decision::Deny(reason)` keeps it going.",
                 example: r#"
@@ -177,6 +186,7 @@ fn finish_the_checklist(ctx: &mut Stop) -> Decision {
                 tool: false,
                 inject: false,
                 fail_closed: false,
+                withhold: false,
                 what: "The session is over.",
                 doc: "Runs when the session is over; can neither block nor inject.",
                 example: r#"

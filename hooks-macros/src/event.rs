@@ -9,6 +9,9 @@ macro_rules! events {
         slice: $slice:ident,
         block: $block:literal,
         tool: $tool:literal,
+        inject: $inject:literal,
+        fail_closed: $closed:literal,
+        withhold: $withhold:literal,
         $($rest:tt)*
     })*) => {
         #[derive(Clone, Copy)]
@@ -43,6 +46,14 @@ macro_rules! events {
             pub(crate) fn can_block(self) -> bool {
                 match self {
                     $(Event::$kind => $block,)*
+                }
+            }
+
+            /// Whether a failing hook may withhold the event's output, so
+            /// `on_error = "deny"` means something though it cannot block.
+            pub(crate) fn can_withhold(self) -> bool {
+                match self {
+                    $(Event::$kind => $withhold,)*
                 }
             }
 

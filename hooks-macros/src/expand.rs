@@ -87,14 +87,15 @@ fn check_args(event: Event, args: &Args, sig: &Signature, errors: &mut Errors) {
     } else if let Some(on_error) = &args.on_error
         && on_error.value == OnError::Deny
         && !event.can_block()
+        && !event.can_withhold()
     {
         errors.push(syn::Error::new(
-                on_error.key,
-                format!(
-                    "`on_error = \"deny\"` is not possible on `#[{}]`: the event cannot block, so a failing hook is logged and the agent goes on",
-                    event.attr()
-                ),
-            ));
+            on_error.key,
+            format!(
+                "`on_error = \"deny\"` is not possible on `#[{}]`: the event can neither block nor withhold anything, so a failing hook is logged and the agent goes on",
+                event.attr()
+            ),
+        ));
     }
 }
 

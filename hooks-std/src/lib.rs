@@ -28,7 +28,7 @@
 //!
 //! let frozen = Hooks::builder()
 //!     .state(ReadOnlyGuard::new(ReadOnly { enabled: true, ..ReadOnly::default() })?)
-//!     .state(RateLimiter::new(RateLimit { rules: vec![Rule::new(2, Duration::from_secs(60))] })?)
+//!     .state(RateLimiter::new(RateLimit::new(vec![Rule::new(2, Duration::from_secs(60))]))?)
 //!     .only(["hooks_std::read_only::guard", "hooks_std::rate_limit::guard"])
 //!     .build()?;
 //! let open = Hooks::builder()

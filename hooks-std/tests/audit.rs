@@ -249,3 +249,69 @@ fn the_tracing_sink_emits_one_event_per_record() {
     );
     assert!(line.contains("[redacted]"), "{line}");
 }
+
+/// One allowed call's record, numbered.
+fn record_call(auditor: &Auditor, n: u64) {
+    let pre = PreToolUse::new(&Session::new("s"), "search", json!({"n": n}));
+    written(&auditor.record_completed(&PostToolUse::after(&pre, Ok(json!(n)))));
+}
+
+fn numbers(path: &Path) -> Vec<u64> {
+    lines(path)
+        .iter()
+        .map(|record| record["args"]["n"].as_u64().unwrap())
+        .collect()
+}
+
+#[test]
+fn a_log_renamed_away_like_logrotate_does_is_followed_to_its_path() {
+    let path = temp_path("rotated.jsonl");
+    let rotated = temp_path("rotated.jsonl.1");
+    let auditor = Auditor::new(JsonLinesFile::open(&path, Durability::Flush).unwrap());
+    record_call(&auditor, 1);
+
+    // `logrotate` without `create`: renamed, nothing new at the path yet.
+    std::fs::rename(&path, &rotated).unwrap();
+    record_call(&auditor, 2);
+    assert_eq!(numbers(&rotated), [1], "the rotated file is left alone");
+    assert_eq!(numbers(&path), [2], "the next record starts the new file");
+
+    // `logrotate` with `create`: renamed and a new, empty file made.
+    std::fs::rename(&path, &rotated).unwrap();
+    std::fs::write(&path, b"").unwrap();
+    record_call(&auditor, 3);
+    assert_eq!(numbers(&rotated), [2]);
+    assert_eq!(numbers(&path), [3]);
+}
+
+#[test]
+fn a_deleted_log_is_recreated_rather_than_written_into_the_void() {
+    let path = temp_path("deleted.jsonl");
+    let auditor = Auditor::new(JsonLinesFile::open(&path, Durability::Sync).unwrap());
+    record_call(&auditor, 1);
+    std::fs::remove_file(&path).unwrap();
+    record_call(&auditor, 2);
+    assert_eq!(numbers(&path), [2]);
+    let pre = PreToolUse::new(&Session::new("s"), "search", json!({}));
+    assert_eq!(auditor.gate(&pre), Decision::Continue);
+}
+
+#[test]
+fn a_log_that_cannot_be_reopened_closes_the_gate() {
+    let path = temp_path("unreopenable.jsonl");
+    let auditor = Auditor::new(JsonLinesFile::open(&path, Durability::Flush).unwrap());
+    record_call(&auditor, 1);
+    // Deleted, and its path taken by something that is not a file.
+    std::fs::remove_file(&path).unwrap();
+    std::fs::create_dir(&path).unwrap();
+    record_call(&auditor, 2);
+    let pre = PreToolUse::new(&Session::new("s"), "search", json!({}));
+    let Decision::Deny(reason) = auditor.gate(&pre) else {
+        panic!("the record had nowhere to go, yet calls are let through")
+    };
+    assert!(
+        reason.starts_with("the audit log cannot be written"),
+        "{reason}"
+    );
+    std::fs::remove_dir(&path).unwrap();
+}

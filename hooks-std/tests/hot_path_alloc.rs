@@ -27,14 +27,12 @@ fn ready<F: Future>(future: F) -> F::Output {
 
 #[test]
 fn admitted_calls_allocate_nothing() {
-    let limiter = RateLimiter::new(RateLimit {
-        rules: vec![
-            Rule::new(1_000_000, Duration::from_secs(1)),
-            Rule::new(1_000_000, Duration::from_secs(1))
-                .tools("sql_*")
-                .by([By::Metadata("org".into())]),
-        ],
-    })
+    let limiter = RateLimiter::new(RateLimit::new(vec![
+        Rule::new(1_000_000, Duration::from_secs(1)),
+        Rule::new(1_000_000, Duration::from_secs(1))
+            .tools("sql_*")
+            .by([By::Metadata("org".into())]),
+    ]))
     .unwrap();
     let hooks = Hooks::builder()
         .state(limiter)

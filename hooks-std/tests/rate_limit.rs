@@ -17,7 +17,7 @@ hooks_core::link!(hooks_std);
 const MINUTE: Duration = Duration::from_secs(60);
 
 fn limiter(rules: Vec<Rule>, clock: &Arc<ManualClock>) -> RateLimiter {
-    RateLimiter::new(RateLimit { rules })
+    RateLimiter::new(RateLimit::new(rules))
         .unwrap()
         .with_clock(Arc::clone(clock))
 }
@@ -193,12 +193,7 @@ async fn the_linked_hook_counts_in_its_dispatchers_limiter() {
     let only_the_guard = || Hooks::builder().only(["hooks_std::rate_limit::guard"]);
     let defaults = only_the_guard().build().unwrap();
     let strict = only_the_guard()
-        .state(
-            RateLimiter::new(RateLimit {
-                rules: vec![Rule::new(1, MINUTE)],
-            })
-            .unwrap(),
-        )
+        .state(RateLimiter::new(RateLimit::new(vec![Rule::new(1, MINUTE)])).unwrap())
         .build()
         .unwrap();
     let session = Session::new("s").with_user("dana");
@@ -226,11 +221,9 @@ async fn the_linked_hook_counts_in_its_dispatchers_limiter() {
             .await
             .is_denied()
     );
-    let error = RateLimiter::new(RateLimit {
-        rules: vec![Rule::new(0, MINUTE)],
-    })
-    .err()
-    .unwrap();
+    let error = RateLimiter::new(RateLimit::new(vec![Rule::new(0, MINUTE)]))
+        .err()
+        .unwrap();
     assert!(error.to_string().contains("rule 1: `max` is 0"));
 }
 
@@ -270,12 +263,10 @@ impl Store for Remote {
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_store_that_answers_later_is_waited_on_and_given_slots_back() {
-    let limiter = RateLimiter::new(RateLimit {
-        rules: vec![
-            Rule::new(10, MINUTE).by([By::User]),
-            Rule::new(1, MINUTE).tools("deploy").by([]),
-        ],
-    })
+    let limiter = RateLimiter::new(RateLimit::new(vec![
+        Rule::new(10, MINUTE).by([By::User]),
+        Rule::new(1, MINUTE).tools("deploy").by([]),
+    ]))
     .unwrap()
     .with_store(Remote {
         counts: MemoryStore::default(),
@@ -340,5 +331,107 @@ async fn a_store_that_cannot_answer_denies() {
         outcome.denial().unwrap().reason(),
         "the rate limit cannot be checked (connection refused), and no call runs uncounted; \
          try again shortly (tools `*`)"
+    );
+}
+
+#[test]
+fn values_of_different_kinds_never_share_a_bucket() {
+    let clock = clock();
+    let limiter = limiter(
+        vec![Rule::new(1, MINUTE).by([By::Metadata("tenant".into()), By::User])],
+        &clock,
+    );
+    // Pairs that an encoding of "text, or a marker and JSON text" merges:
+    // the number 7 and a string spelling its marked form; no user and an
+    // empty user id; no tenant and an empty tenant.
+    let pairs = [
+        (
+            Session::new("a").with_metadata("tenant", json!(7)),
+            Session::new("b").with_metadata("tenant", json!("\u{0}7")),
+        ),
+        (
+            Session::new("c").with_metadata("tenant", json!("x")),
+            Session::new("d")
+                .with_metadata("tenant", json!("x"))
+                .with_user(""),
+        ),
+        (
+            Session::new("e").with_user("u"),
+            Session::new("f")
+                .with_metadata("tenant", json!(""))
+                .with_user("u"),
+        ),
+    ];
+    for (first, second) in &pairs {
+        assert_eq!(now(&limiter, &call(first, "search")), Decision::Continue);
+        assert_eq!(
+            now(&limiter, &call(second, "search")),
+            Decision::Continue,
+            "{:?} spent {:?}'s only call",
+            second.metadata(),
+            first.metadata()
+        );
+        // Each is its own bucket, and full now.
+        assert!(matches!(
+            now(&limiter, &call(first, "search")),
+            Decision::Deny(_)
+        ));
+        assert!(matches!(
+            now(&limiter, &call(second, "search")),
+            Decision::Deny(_)
+        ));
+    }
+}
+
+#[test]
+fn more_calls_than_nanoseconds_per_window_are_limited_all_the_same() {
+    let clock = clock();
+    // One call per 0.5 ns: rounding the interval to whole nanoseconds made
+    // it 0, and every call went through.
+    let limiter = limiter(
+        vec![Rule::new(2_000, Duration::from_micros(1)).by([])],
+        &clock,
+    );
+    let session = Session::new("s");
+    let admitted = (0..10_000)
+        .filter(|_| now(&limiter, &call(&session, "search")) == Decision::Continue)
+        .count();
+    assert_eq!(admitted, 2_000);
+}
+
+#[test]
+fn a_flood_of_new_keys_cannot_grow_memory_or_reset_a_count() {
+    let clock = clock();
+    let mut config = RateLimit::new(vec![Rule::new(1, MINUTE).by([By::Session])]);
+    config.max_buckets = 256;
+    let limiter = RateLimiter::new(config)
+        .unwrap()
+        .with_clock(Arc::clone(&clock));
+    let victim = Session::new("victim");
+    assert_eq!(now(&limiter, &call(&victim, "search")), Decision::Continue);
+    // A session id per call: each would be a new bucket.
+    let mut refused = 0;
+    for n in 0..50_000 {
+        let flood = Session::new(format!("flood-{n}"));
+        if let Decision::Deny(reason) = now(&limiter, &call(&flood, "search")) {
+            assert!(reason.contains("retry after 60.0s"), "{reason}");
+            refused += 1;
+        }
+    }
+    assert!(refused >= 50_000 - 256, "{refused}");
+    // The victim's bucket was not dropped to make room: still spent.
+    assert!(matches!(
+        now(&limiter, &call(&victim, "search")),
+        Decision::Deny(_)
+    ));
+    assert_eq!(
+        RateLimiter::new(RateLimit {
+            max_buckets: 0,
+            ..RateLimit::default()
+        })
+        .err()
+        .unwrap()
+        .to_string(),
+        "rate-limit configuration: `max_buckets` is 0: no call could ever be counted"
     );
 }

@@ -34,9 +34,10 @@ fn tenant(read_only: bool, per_minute: u32, audit: &Path) -> Hooks {
             .unwrap(),
         )
         .state(
-            RateLimiter::new(RateLimit {
-                rules: vec![Rule::new(per_minute, Duration::from_secs(60))],
-            })
+            RateLimiter::new(RateLimit::new(vec![Rule::new(
+                per_minute,
+                Duration::from_secs(60),
+            )]))
             .unwrap(),
         )
         .state(

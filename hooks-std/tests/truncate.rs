@@ -76,6 +76,55 @@ fn multibyte_text_is_cut_on_character_boundaries() {
     assert!(cut.ends_with("🙂"));
 }
 
+/// Clusters of several characters: a family (man ZWJ woman ZWJ girl ZWJ
+/// boy), a flag (two regional indicators), a letter with two combining
+/// accents, a skin-toned thumbs-up, a Hangul syllable in jamo.
+const CLUSTERS: [&str; 5] = [
+    "\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}\u{200d}\u{1f466}",
+    "\u{1f1fa}\u{1f1e6}",
+    "e\u{301}\u{323}",
+    "\u{1f44d}\u{1f3fd}",
+    "\u{1100}\u{1161}\u{11a8}",
+];
+
+#[test]
+fn cuts_fall_between_grapheme_clusters_never_inside_one() {
+    for cluster in CLUSTERS {
+        // Every offset of the cut against the cluster's length.
+        for pad in 0..cluster.chars().count() {
+            let text = format!("{}{}", "x".repeat(pad), cluster.repeat(5_000));
+            let ctx = after("read_file", Ok(json!(text)));
+            let cut = ctx.result().unwrap().as_str().unwrap();
+            assert!(cut.chars().count() <= 8_000);
+            let (head, rest) = cut.split_once("\n[... ").unwrap();
+            let tail = rest.split_once(" ...]\n").unwrap().1;
+            // What is kept is whole clusters: removing them leaves nothing
+            // of the cluster's characters.
+            let head_left = head.trim_start_matches('x').replace(cluster, "");
+            assert_eq!(
+                head_left, "",
+                "a cluster was split at the head's end (pad {pad})"
+            );
+            assert_eq!(
+                tail.replace(cluster, ""),
+                "",
+                "a cluster was split at the tail's start (pad {pad})"
+            );
+            // And the marker counts what was really cut.
+            let kept = head.chars().count() + tail.chars().count();
+            let total = text.chars().count();
+            assert!(
+                cut.contains(&format!(
+                    "[... {} of {total} characters cut ...]",
+                    total - kept
+                )),
+                "{}",
+                &cut[head.len()..head.len() + 60]
+            );
+        }
+    }
+}
+
 #[test]
 fn json_results_stay_valid_json_of_the_same_shape() {
     let rows: Vec<Value> = (0..20_000)

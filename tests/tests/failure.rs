@@ -211,3 +211,90 @@ fn a_failing_stop_check_lets_the_agent_stop_unless_it_says_deny() {
         &"failure::strict_stop_check"
     );
 }
+
+/// A scrubber that removes secrets from results, and breaks on a shape it
+/// did not expect: what reaches the model must not be the raw result.
+#[post_tool_use(group = "scrub", on_error = "deny")]
+fn scrub_secrets(ctx: &mut PostToolUse) -> Result<(), String> {
+    let Ok(Value::String(text)) = ctx.result_mut() else {
+        return Err("expected a text result".to_owned());
+    };
+    *text = text.replace("sk-live-", "[redacted]-");
+    Ok(())
+}
+
+#[post_tool_use(group = "scrub", priority = 1)]
+fn sees_what_the_model_sees(ctx: &mut PostToolUse) {
+    let seen = match ctx.result() {
+        Ok(value) => value.to_string(),
+        Err(error) => format!("error: {error}"),
+    };
+    ctx.inject(seen);
+}
+
+#[test]
+fn a_failing_scrubber_that_fails_closed_withholds_the_result() {
+    let hooks = hooks("scrub");
+    let secret = json!({"key": "sk-live-1234567890"});
+    let mut ctx = PostToolUse::new(&Session::new("s"), "read", json!({}), Ok(secret));
+    assert!(block_on(hooks.dispatch(&mut ctx)).is_continue());
+    let error = ctx.result().expect_err("the raw result is withheld");
+    assert_eq!(
+        error,
+        "the tool's result was withheld: hook `failure::scrub_secrets` returned an error, and it \
+         fails closed (`on_error = \"deny\"`)"
+    );
+    assert!(
+        !ctx.injected().text().contains("sk-live"),
+        "later hooks see the error"
+    );
+    assert_eq!(ctx.failures()[0].hook, "failure::scrub_secrets");
+    assert_eq!(ctx.rewrites()[0].hook, "failure::scrub_secrets");
+
+    // A result it can handle goes through scrubbed.
+    let mut ctx = PostToolUse::new(
+        &Session::new("s"),
+        "read",
+        json!({}),
+        Ok(json!("sk-live-1")),
+    );
+    assert!(block_on(hooks.dispatch(&mut ctx)).is_continue());
+    assert_eq!(ctx.result(), Ok(&json!("[redacted]-1")));
+}
+
+#[test]
+fn a_runtime_scrubber_may_fail_closed_and_other_events_may_not() {
+    let hooks = Hooks::builder()
+        .without_linked()
+        .hook(
+            Hook::new("scrub::panics", |ctx: &mut PostToolUse| {
+                assert!(ctx.result().is_err(), "regex blew up");
+            })
+            .on_error(OnError::Deny),
+        )
+        .build()
+        .unwrap();
+    let mut ctx = PostToolUse::new(&Session::new("s"), "read", json!({}), Ok(json!("raw")));
+    assert!(block_on(hooks.dispatch(&mut ctx)).is_continue());
+    let error = ctx.result().unwrap_err();
+    assert!(error.contains("`scrub::panics` panicked"), "{error}");
+    assert!(
+        !error.contains("regex blew up"),
+        "the message may quote the data: {error}"
+    );
+    assert_eq!(
+        ctx.failures()[0].error,
+        HookError::Panicked("regex blew up".into())
+    );
+
+    let refused = Hooks::builder()
+        .without_linked()
+        .hook(Hook::new("greet", |_: &mut SessionStart| {}).on_error(OnError::Deny))
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("`on_error = deny` is not possible because session_start hooks can neither block nor withhold anything"),
+        "{refused}"
+    );
+}

@@ -125,14 +125,12 @@ fn setup() -> Result<(Hooks, PathBuf), Box<dyn std::error::Error>> {
         }))
     };
     // Searches are cheap for us and expensive for the search provider.
-    let limiter = RateLimiter::new(RateLimit {
-        rules: vec![
-            Rule::new(60, Duration::from_secs(60)),
-            Rule::new(2, Duration::from_secs(60))
-                .tools("search")
-                .by([By::User]),
-        ],
-    })?;
+    let limiter = RateLimiter::new(RateLimit::new(vec![
+        Rule::new(60, Duration::from_secs(60)),
+        Rule::new(2, Duration::from_secs(60))
+            .tools("search")
+            .by([By::User]),
+    ]))?;
     let mut builder = Hooks::builder()
         .state(auditor)
         .state(limiter)

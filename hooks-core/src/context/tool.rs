@@ -203,6 +203,14 @@ impl PostToolUse {
         &mut self.result
     }
 
+    /// Replaces the result with an error saying why: what a failing hook
+    /// with `on_error = "deny"` does, so the model never sees a result a
+    /// scrubber could not finish with. Recorded as the hook's rewrite.
+    pub(crate) fn withhold(&mut self, why: &str) {
+        self.trail.record_rewrite("result");
+        self.result = Err(format!("the tool's result was withheld: {why}"));
+    }
+
     /// The final result, for the model.
     pub fn into_result(self) -> Result<Value, String> {
         self.result

@@ -108,7 +108,11 @@ pub(crate) fn superseded<C: Event>(
         outcome: outcome.clone(),
         bound_args: None,
     });
-    Denial::new(hook.clone(), Cow::Owned(reason), DenialCause::NotApproved(outcome))
+    Denial::new(
+        hook.clone(),
+        Cow::Owned(reason),
+        DenialCause::NotApproved(outcome),
+    )
 }
 
 /// The hook behind the last rewrite of the arguments from `since` on.
@@ -133,10 +137,12 @@ pub(crate) fn rewriter(trail: &Trail, since: usize) -> HookName {
 pub(crate) fn unbound<C: Event>(ctx: &mut C) -> Option<Denial> {
     let args = ctx.__tool_call()?.args().clone();
     let trail = ctx.__trail();
-    let approved = trail
-        .approvals()
-        .iter()
-        .find(|record| record.bound_args.as_ref().is_some_and(|bound| *bound != args))?;
+    let approved = trail.approvals().iter().find(|record| {
+        record
+            .bound_args
+            .as_ref()
+            .is_some_and(|bound| *bound != args)
+    })?;
     let hook = approved.hook.clone();
     let by = rewriter(trail, 0);
     let reason = format!(

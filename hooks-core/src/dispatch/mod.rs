@@ -102,6 +102,23 @@ pub(crate) fn settle<C: Event>(
                 DenialCause::Failed(error),
             ))
         }
+        Err(error) if entry.meta.on_error == OnError::Deny && C::KIND.can_withhold() => {
+            // A scrubber that failed half-way: the model gets this, not
+            // the output it was scrubbing — nor the error's message, which
+            // may quote it (the message is in the log and the trail).
+            ctx.__withhold(format!(
+                "hook `{hook}` {}, and it fails closed (`on_error = \"deny\"`)",
+                error.kind()
+            ));
+            tracing::warn!(
+                hook = %hook,
+                event = C::KIND.as_str(),
+                %error,
+                "hook failed; its output withheld (its failure policy is `deny`)"
+            );
+            ctx.__trail().record_failure(hook, error);
+            Settled::Continue
+        }
         Err(error) => {
             tracing::warn!(
                 hook = %hook,

@@ -412,7 +412,14 @@ impl<'a, C: Event> Pending<'a, C> {
             let by = rewriter(ctx.__trail(), self.rewrites);
             return Some(superseded(&self.entry.meta.name, &self.approval, by, ctx));
         }
-        Box::pin(ask(approver, &self.entry.meta.name, ctx, self.approval, self.args)).await
+        Box::pin(ask(
+            approver,
+            &self.entry.meta.name,
+            ctx,
+            self.approval,
+            self.args,
+        ))
+        .await
     }
 }
 

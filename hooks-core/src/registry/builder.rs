@@ -180,7 +180,7 @@ impl HooksBuilder {
             });
             return self;
         }
-        if hook.on_error == Some(OnError::Deny) && !C::KIND.can_block() {
+        if hook.on_error == Some(OnError::Deny) && !C::KIND.can_fail_closed() {
             self.problems.push(BuildProblem::CannotDeny {
                 event: C::KIND,
                 hook: hook.name.to_string(),

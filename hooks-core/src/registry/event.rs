@@ -47,6 +47,10 @@ pub trait Event: Serialize + Send + Sync + Sized + 'static + sealed::Sealed {
     fn __tool_call(&self) -> Option<ToolCall<'_>> {
         None
     }
+    /// Replaces what the event hands on with an error saying that it was
+    /// withheld and `why` (events that can withhold; a no-op elsewhere).
+    #[doc(hidden)]
+    fn __withhold(&mut self, _why: String) {}
 }
 
 /// An event about one tool call ([`PreToolUse`](crate::PreToolUse),
@@ -66,6 +70,9 @@ macro_rules! events {
         slice: $slice:ident,
         block: $block:tt,
         tool: $tool:tt,
+        inject: $inject:tt,
+        fail_closed: $closed:tt,
+        withhold: $withhold:tt,
         $($rest:tt)*
     })*) => {$(
         impl sealed::Sealed for $kind {}
@@ -99,6 +106,7 @@ macro_rules! events {
             }
 
             tool_call!($tool);
+            withhold!($withhold);
         }
 
         tool_event!($tool, $kind);
@@ -112,6 +120,15 @@ macro_rules! tool_call {
         #[inline]
         fn __tool_call(&self) -> Option<ToolCall<'_>> {
             Some(ToolCall::new(self.tool(), self.args()))
+        }
+    };
+}
+
+macro_rules! withhold {
+    (false) => {};
+    (true) => {
+        fn __withhold(&mut self, why: String) {
+            self.withhold(&why);
         }
     };
 }

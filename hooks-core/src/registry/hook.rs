@@ -311,7 +311,9 @@ impl<C: Event> Hook<C> {
 
     /// Overrides the event's failure policy.
     ///
-    /// `OnError::Deny` on an event that cannot block is refused when the
+    /// `OnError::Deny` fails closed: on a blocking event the call is denied;
+    /// on `PostToolUse` the model gets an error naming the hook instead of
+    /// the tool's result. On any other event it is refused when the
     /// dispatcher is built.
     #[must_use]
     pub fn on_error(mut self, on_error: OnError) -> Self {

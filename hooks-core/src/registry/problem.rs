@@ -101,7 +101,8 @@ pub enum BuildProblem {
         /// What is wrong with it.
         error: PatternError,
     },
-    /// A runtime hook on an event that cannot block asks to fail closed.
+    /// A runtime hook on an event that can neither block nor withhold its
+    /// output asks to fail closed.
     CannotDeny {
         /// The event.
         event: EventKind,
@@ -171,7 +172,7 @@ impl fmt::Display for BuildProblem {
             ),
             BuildProblem::CannotDeny { event, hook } => write!(
                 f,
-                "{event} hook `{hook}`: `on_error = deny` is not possible because {event} hooks cannot block"
+                "{event} hook `{hook}`: `on_error = deny` is not possible because {event} hooks can neither block nor withhold anything"
             ),
             BuildProblem::ObserverCannotDeny { event, hook } => write!(
                 f,

@@ -1,6 +1,8 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
+use super::printable::printable;
+
 /// What a hook on a blocking event decides.
 ///
 /// Blocking events are `UserPromptSubmit`, `PreToolUse` and `Stop`. On `Stop`,
@@ -63,9 +65,29 @@ impl Approval {
     pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 
     /// An approval showing this prompt to the person asked.
+    ///
+    /// Control characters (but line feeds) and invisible formatting
+    /// characters are escaped ([`printable`]): a prompt that quotes the
+    /// model's arguments cannot erase a line, move the cursor or reverse the
+    /// text on the approver's screen.
+    ///
+    /// ```
+    /// use hooks_core::Approval;
+    ///
+    /// let approval = Approval::new("Pay 10\u{202e}00?\n\x1b[2Kyes");
+    /// assert_eq!(approval.prompt(), "Pay 10\\u202e00?\n\\u001b[2Kyes");
+    /// ```
     pub fn new(prompt: impl Into<Cow<'static, str>>) -> Self {
+        let mut prompt = prompt.into();
+        let escaped = match printable(&prompt, true) {
+            Cow::Owned(escaped) => Some(escaped),
+            Cow::Borrowed(_) => None,
+        };
+        if let Some(escaped) = escaped {
+            prompt = Cow::Owned(escaped);
+        }
         Approval {
-            prompt: prompt.into(),
+            prompt,
             timeout: Self::DEFAULT_TIMEOUT,
         }
     }

@@ -25,6 +25,16 @@ impl HookError {
         HookError::Failed(message.to_string())
     }
 
+    /// What went wrong, without the message: for text the model reads
+    /// where the message could quote what the hook was hiding.
+    pub fn kind(&self) -> String {
+        match self {
+            HookError::Panicked(_) => "panicked".to_owned(),
+            HookError::Failed(_) => "returned an error".to_owned(),
+            HookError::TimedOut(after) => format!("timed out after {} ms", after.as_millis()),
+        }
+    }
+
     pub(crate) fn from_panic(payload: &(dyn std::any::Any + Send)) -> Self {
         let message = payload
             .downcast_ref::<&str>()

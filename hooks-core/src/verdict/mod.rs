@@ -7,6 +7,7 @@ mod decision;
 mod failure;
 mod outcome;
 mod output;
+mod printable;
 
 pub(crate) use approval::grace;
 pub use approval::{ApprovalAnswer, ApprovalOutcome, ApprovalRecord, ApprovalRequest, Approver};
@@ -15,3 +16,4 @@ pub use failure::HookError;
 pub(crate) use failure::{catch, guard, within};
 pub use outcome::{Denial, DenialCause, Outcome};
 pub use output::{BoxFuture, Deferred, HookOutput, ObserverOutput, Verdict};
+pub use printable::printable;

@@ -9,6 +9,7 @@ use hooks_core::BoxFuture;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use super::store::{Request, Scope};
+use hooks_core::printable;
 
 /// A person's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,7 +105,8 @@ impl Channel for TerminalChannel {
             }
             eprintln!(
                 "\napproval #{}: {}\n  [y] allow once   [a] allow for this session   [n reason] deny",
-                request.id, request.prompt
+                request.id,
+                printable(&request.prompt, true)
             );
             let mut line = String::new();
             let mut stdin = BufReader::new(tokio::io::stdin());

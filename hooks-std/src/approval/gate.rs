@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use hooks_core::{ApprovalAnswer, ApprovalRequest, Approver, BoxFuture, Value};
 use sha2::{Digest, Sha256};
@@ -13,6 +13,7 @@ use super::store::{Answering, ApprovalStore, NewRequest, Request, Status, StoreE
 use super::{ApprovalPolicy, Approvals, OnRestart, SqliteStore};
 use crate::config::ConfigError;
 use crate::redact::Redactor;
+use hooks_core::printable;
 
 /// The approver: stores requests, delivers them through a [`Channel`],
 /// waits for the first answer (from the channel or the store), and
@@ -22,7 +23,7 @@ pub struct ApprovalGate {
     store: Arc<dyn ApprovalStore>,
     channel: Arc<dyn Channel>,
     poll_interval: Duration,
-    redactor: Arc<Redactor>,
+    answers_expire_after: Duration,
     policy: ApprovalPolicy,
 }
 
@@ -68,7 +69,7 @@ impl ApprovalGate {
             store,
             channel: Arc::new(CliChannel),
             poll_interval: config.poll_interval,
-            redactor: Arc::new(Redactor::default()),
+            answers_expire_after: config.answers_expire_after,
             policy,
         }
     }
@@ -102,16 +103,17 @@ impl ApprovalGate {
                 grant.request
             )));
         }
-        let fingerprint = fingerprint(session.id(), tool, &args);
+        let fingerprint = fingerprint(request, tool, &args);
         let id = match self.store.open_request(&fingerprint).await? {
-            Some(answered) if answered.status != Status::Pending => {
+            Some(answered) if answered.status != Status::Pending && self.fresh(&answered) => {
                 if let Some(answer) = self.use_answer(&answered).await? {
                     return Ok(answer);
                 }
                 self.ask_anew(fingerprint, request, tool, &args).await?
             }
-            Some(pending) => pending.id,
-            None => self.ask_anew(fingerprint, request, tool, &args).await?,
+            Some(pending) if pending.status == Status::Pending => pending.id,
+            // An answer nobody used in time is not used now: ask again.
+            Some(_) | None => self.ask_anew(fingerprint, request, tool, &args).await?,
         };
         // Dropped before an answer (the dispatcher's backstop fired first):
         // the request expires all the same.
@@ -149,10 +151,33 @@ impl ApprovalGate {
                 agent: session.agent_id().to_owned(),
                 user: session.user_id().map(ToOwned::to_owned),
                 tool: tool.to_owned(),
-                args: self.redactor.redact(args).to_string(),
-                prompt: request.prompt().to_owned(),
+                args: self.redactor().redact(args).to_string(),
+                // Hooks other than the standard gate write their own prompts:
+                // redacted here too, since the store keeps them.
+                prompt: printable(&self.redactor().redacted(request.prompt()), true).into_owned(),
             })
             .await
+    }
+
+    fn redactor(&self) -> &Redactor {
+        self.policy.redactor()
+    }
+
+    /// Whether an answer found in the store is recent enough to use: one
+    /// given longer than `answers_expire_after` ago (or at a time that
+    /// cannot be read) is not.
+    fn fresh(&self, answered: &Request) -> bool {
+        answered
+            .responded_at
+            .as_deref()
+            .and_then(|at| humantime::parse_rfc3339_weak(at).ok())
+            .and_then(|at| {
+                SystemTime::now()
+                    .duration_since(at)
+                    .ok()
+                    .or(Some(Duration::ZERO))
+            })
+            .is_some_and(|age| age <= self.answers_expire_after)
     }
 
     /// Uses an answered request for this call: `None` if another call used it first.
@@ -264,18 +289,23 @@ impl Drop for Expiry {
     }
 }
 
-/// Identifies a call across processes: session, tool and exact arguments.
-fn fingerprint(session: &str, tool: &str, args: &Value) -> String {
-    let mut hasher = Sha256::new();
-    for part in [session, tool, &args.to_string()] {
-        hasher.update(part.as_bytes());
-        hasher.update([0]);
-    }
-    hasher
-        .finalize()
-        .iter()
-        .fold(String::with_capacity(64), |mut hex, byte| {
+/// Identifies a question across processes: the session, the hook asking,
+/// its prompt, the tool and the exact arguments. Hashed as one JSON array,
+/// so no choice of ids or names can make two different questions encode
+/// alike (every string is quoted and escaped; no separator to smuggle).
+fn fingerprint(request: &ApprovalRequest, tool: &str, args: &Value) -> String {
+    let question = serde_json::json!([
+        request.session().id(),
+        request.hook().as_str(),
+        request.prompt(),
+        tool,
+        args
+    ]);
+    Sha256::digest(question.to_string().as_bytes()).iter().fold(
+        String::with_capacity(64),
+        |mut hex, byte| {
             let _ = write!(hex, "{byte:02x}");
             hex
-        })
+        },
+    )
 }

@@ -68,11 +68,13 @@ use serde::{Deserialize, Serialize};
 
 pub use channel::{Answer, Channel, CliChannel, ScriptedChannel, TerminalChannel};
 pub use gate::ApprovalGate;
+/// Text made safe to show a person (re-exported from the core).
+pub use hooks_core::printable;
 pub use sqlite::{Database, SqliteStore};
 pub use store::{ApprovalStore, Grant, Request, Scope, Status, StoreError};
 
 use crate::config::{ConfigError, matchers};
-use crate::redact::Redactor;
+use crate::redact::{DEFAULT_KEYS, DEFAULT_PREFIXES, Redactor};
 
 /// Configuration of the approval gate (the `[approval]` table of a config file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,6 +97,16 @@ pub struct Approvals {
     pub busy_timeout: Duration,
     /// What happens to requests left pending by an earlier process.
     pub on_restart: OnRestart,
+    /// How long an answer given while nobody waited for it (the process that
+    /// asked was down) stays usable by the same call: after this it is
+    /// ignored and the person is asked again. Counted from the answer, so it
+    /// holds across restarts.
+    #[serde(with = "crate::config::duration")]
+    pub answers_expire_after: Duration,
+    /// Sensitive key terms, redacted from prompts and stored requests (see [`Redactor`]).
+    pub redact_keys: Vec<String>,
+    /// Credential prefixes, redacted from prompts and stored requests (see [`Redactor`]).
+    pub redact_prefixes: Vec<String>,
 }
 
 impl Default for Approvals {
@@ -117,6 +129,9 @@ impl Default for Approvals {
             poll_interval: Duration::from_millis(250),
             busy_timeout: Duration::from_secs(5),
             on_restart: OnRestart::default(),
+            answers_expire_after: Duration::from_secs(10 * 60),
+            redact_keys: DEFAULT_KEYS.map(str::to_owned).to_vec(),
+            redact_prefixes: DEFAULT_PREFIXES.map(str::to_owned).to_vec(),
         }
     }
 }
@@ -156,6 +171,12 @@ impl Approvals {
                 "`poll_interval` is zero: the store would be queried without pause",
             ));
         }
+        if self.answers_expire_after.is_zero() {
+            return Err(ConfigError::new(
+                "approval",
+                "`answers_expire_after` is zero: an answer given from the CLI could never be used",
+            ));
+        }
         Ok(())
     }
 }
@@ -181,8 +202,13 @@ impl ApprovalPolicy {
             tools: matchers("approval", "tools", &config.tools)?.into(),
             metadata_key: config.metadata_key.clone(),
             timeout: config.timeout,
-            redactor: Arc::new(Redactor::default()),
+            redactor: Arc::new(Redactor::new(&config.redact_keys, &config.redact_prefixes)),
         })
+    }
+
+    /// What prompts and stored requests are redacted with.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
     }
 
     /// Asks for a person's yes if the call is flagged.
@@ -213,18 +239,21 @@ impl ApprovalPolicy {
         }
     }
 
+    /// What the person is asked: every part the model or the caller chose
+    /// redacted and made printable (see [`printable`]).
     fn prompt(&self, ctx: &PreToolUse) -> String {
         let session = ctx.session();
+        let shown = |text: &str| printable(&self.redactor.redacted(text), false).into_owned();
         let mut prompt = format!(
             "Allow `{}` with {}?",
-            ctx.tool(),
-            self.redactor.redact(ctx.args())
+            shown(ctx.tool()),
+            shown(&self.redactor.redact(ctx.args()).to_string())
         );
-        let _ = write!(prompt, " Asked by agent `{}`", session.agent_id());
+        let _ = write!(prompt, " Asked by agent `{}`", shown(session.agent_id()));
         if let Some(user) = session.user_id() {
-            let _ = write!(prompt, " for user `{user}`");
+            let _ = write!(prompt, " for user `{}`", shown(user));
         }
-        let _ = write!(prompt, " in session `{}`.", session.id());
+        let _ = write!(prompt, " in session `{}`.", shown(session.id()));
         prompt
     }
 }

@@ -4,7 +4,7 @@ use std::io;
 use std::time::SystemTime;
 
 use hooks_core::context::Rewrite;
-use hooks_core::{ApprovalRecord, PostToolUse, PreToolUse, Session, Value};
+use hooks_core::{ApprovalOutcome, ApprovalRecord, PostToolUse, PreToolUse, Session, Value};
 use serde::Serialize;
 
 use crate::redact::Redactor;
@@ -69,9 +69,10 @@ impl AuditRecord {
         Some(AuditRecord {
             decision: Decision::Denied,
             decided_by: Some(denial.hook().to_string()),
-            reason: Some(denial.reason().to_owned()),
+            // A reason may quote what it refused.
+            reason: Some(redactor.redacted(denial.reason())),
             rewrites: ctx.rewrites().to_vec(),
-            approvals: ctx.approvals().to_vec(),
+            approvals: redacted_approvals(ctx.approvals(), redactor),
             ..Self::base(ctx.session(), ctx.tool(), ctx.args(), redactor)
         })
     }
@@ -94,7 +95,7 @@ impl AuditRecord {
         AuditRecord {
             decision: Decision::Allowed,
             rewrites,
-            approvals: ctx.pre_approvals().to_vec(),
+            approvals: redacted_approvals(ctx.pre_approvals(), redactor),
             duration_ms: ctx
                 .duration()
                 .map(|duration| u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)),
@@ -123,6 +124,31 @@ impl AuditRecord {
             error: None,
         }
     }
+}
+
+/// Approvals as recorded, their prompts and answers' reasons redacted: a
+/// prompt may quote the call's arguments.
+fn redacted_approvals(approvals: &[ApprovalRecord], redactor: &Redactor) -> Vec<ApprovalRecord> {
+    approvals
+        .iter()
+        .map(|record| ApprovalRecord {
+            prompt: redactor.redacted(&record.prompt),
+            outcome: match &record.outcome {
+                ApprovalOutcome::Answered(answer) => ApprovalOutcome::Answered(
+                    answer
+                        .clone()
+                        .map_reason(|reason| redactor.redacted(reason)),
+                ),
+                ApprovalOutcome::Failed { message } => ApprovalOutcome::Failed {
+                    message: redactor.redacted(message),
+                },
+                other => other.clone(),
+            },
+            hook: record.hook.clone(),
+            // Arguments are audited once, redacted, in `args`.
+            bound_args: None,
+        })
+        .collect()
 }
 
 fn json_bytes(value: &Value) -> u64 {

@@ -48,17 +48,33 @@ pub enum Durability {
 /// interleave, and the kernel appends each write whole, so other processes
 /// appending to the same file do not tear lines either. A crash loses at
 /// most the record being written.
+///
+/// **Rotation** (on Unix). Before each record the file is checked against its path: if
+/// the path is gone (deleted, or renamed by `logrotate` without `create`) or
+/// names another file (renamed and re-created), the path is opened anew
+/// (created if missing) and the record goes there. If the file turns out to
+/// have been deleted while the record was written, the record is written
+/// again to the new file. So no record is written only into an unlinked
+/// file; if the path cannot be reopened, the write fails and the audit hooks
+/// fail closed (see [`OnFailure`](super::OnFailure)). `copytruncate` needs
+/// nothing: appends follow the truncation.
 pub struct JsonLinesFile {
     path: PathBuf,
-    file: Mutex<File>,
+    file: Mutex<Opened>,
     durability: Durability,
+}
+
+/// The open file and which file it is.
+struct Opened {
+    file: File,
+    identity: Identity,
 }
 
 impl JsonLinesFile {
     /// Opens (or creates) `path` for appending.
     pub fn open(path: impl AsRef<Path>, durability: Durability) -> io::Result<Self> {
         let path = path.as_ref().to_owned();
-        let file = OpenOptions::new().create(true).append(true).open(&path)?;
+        let file = Opened::open(&path)?;
         Ok(JsonLinesFile {
             path,
             file: Mutex::new(file),
@@ -79,27 +95,102 @@ impl Sink for JsonLinesFile {
 }
 
 impl JsonLinesFile {
-    /// Appends one record in one `write(2)`.
+    /// Appends one record in one `write(2)`, to the file the path names now.
     pub fn append(&self, record: &AuditRecord) -> io::Result<()> {
         let mut line = serde_json::to_vec(record)?;
         line.push(b'\n');
-        let mut file = self.file.lock().unwrap_or_else(PoisonError::into_inner);
-        // One write call for the whole line: `write_all` would split a short
-        // write into two appends another process could land between.
-        let written = file.write(&line)?;
-        if written != line.len() {
-            return Err(io::Error::new(
-                io::ErrorKind::WriteZero,
-                format!(
-                    "only {written} of {} bytes of the record were written",
-                    line.len()
-                ),
-            ));
+        let mut opened = self.file.lock().unwrap_or_else(PoisonError::into_inner);
+        opened.follow(&self.path)?;
+        write_line(&mut opened.file, &line)?;
+        // Deleted between the check and the write: the record is in no file
+        // anyone can read. Write it where the path points now.
+        if opened.unlinked()? {
+            opened.reopen(&self.path)?;
+            write_line(&mut opened.file, &line)?;
         }
         if self.durability == Durability::Sync {
-            file.sync_data()?;
+            opened.file.sync_data()?;
         }
         Ok(())
+    }
+}
+
+/// One write call for the whole line: `write_all` would split a short write
+/// into two appends another process could land between.
+fn write_line(file: &mut File, line: &[u8]) -> io::Result<()> {
+    let written = file.write(line)?;
+    if written != line.len() {
+        return Err(io::Error::new(
+            io::ErrorKind::WriteZero,
+            format!(
+                "only {written} of {} bytes of the record were written",
+                line.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+impl Opened {
+    fn open(path: &Path) -> io::Result<Self> {
+        let file = OpenOptions::new().create(true).append(true).open(path)?;
+        let identity = Identity::of(&file.metadata()?);
+        Ok(Opened { file, identity })
+    }
+
+    fn reopen(&mut self, path: &Path) -> io::Result<()> {
+        *self = Opened::open(path)?;
+        tracing::info!(
+            target: "hooks_std::audit",
+            path = %path.display(),
+            "the audit log was rotated or removed; reopened it at its path"
+        );
+        Ok(())
+    }
+
+    /// Reopens the path if it no longer names the open file.
+    fn follow(&mut self, path: &Path) -> io::Result<()> {
+        match std::fs::metadata(path) {
+            Ok(now) if Identity::of(&now) == self.identity => Ok(()),
+            Ok(_) => self.reopen(path),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => self.reopen(path),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// Whether the open file has no name left.
+    fn unlinked(&self) -> io::Result<bool> {
+        Ok(Identity::links(&self.file.metadata()?) == 0)
+    }
+}
+
+/// Which file a path or a handle is: device and inode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Identity(u64, u64);
+
+#[cfg(unix)]
+impl Identity {
+    fn of(metadata: &std::fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt as _;
+        Identity(metadata.dev(), metadata.ino())
+    }
+
+    fn links(metadata: &std::fs::Metadata) -> u64 {
+        use std::os::unix::fs::MetadataExt as _;
+        metadata.nlink()
+    }
+}
+
+/// Outside Unix, rotation is not detected: Windows refuses to delete or
+/// rename a file another process holds open, unless it asked to share that.
+#[cfg(not(unix))]
+impl Identity {
+    fn of(_: &std::fs::Metadata) -> Self {
+        Identity(0, 0)
+    }
+
+    fn links(_: &std::fs::Metadata) -> u64 {
+        1
     }
 }
 

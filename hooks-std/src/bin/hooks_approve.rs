@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use hooks_std::approval::store::Answering;
-use hooks_std::approval::{Approvals, Database, Scope, Status};
+use hooks_std::approval::{Approvals, Database, Scope, Status, printable};
 
 const USAGE: &str = "usage: hooks-approve [--db PATH] list
        hooks-approve [--db PATH] show ID
@@ -118,15 +118,19 @@ fn run(invocation: Invocation) -> Result<(), String> {
             if pending.is_empty() {
                 println!("no pending requests in {}", store.path().display());
             }
+            // Every stored text was written by an agent or a model: shown
+            // with its control and bidirectional characters escaped, so
+            // what the person reads is what is stored.
+            let shown = |text: &str| printable(text, false).into_owned();
             for request in pending {
                 println!(
                     "#{:<5} {:<20} session {:<12} user {:<10} since {}\n       {}",
                     request.id,
-                    request.tool,
-                    request.session,
-                    request.user.as_deref().unwrap_or("-"),
-                    request.created_at,
-                    request.prompt
+                    shown(&request.tool),
+                    shown(&request.session),
+                    shown(request.user.as_deref().unwrap_or("-")),
+                    shown(&request.created_at),
+                    printable(&request.prompt, true)
                 );
             }
         }
@@ -135,10 +139,9 @@ fn run(invocation: Invocation) -> Result<(), String> {
                 .get(id)
                 .map_err(|error| error.to_string())?
                 .ok_or_else(|| format!("no request #{id}"))?;
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&request).map_err(|error| error.to_string())?
-            );
+            let json = serde_json::to_string_pretty(&request).map_err(|error| error.to_string())?;
+            // JSON escapes control characters but not bidirectional ones.
+            println!("{}", printable(&json, true));
         }
         Command::Approve { id, always, by } => {
             let scope = if always { Scope::Session } else { Scope::Once };

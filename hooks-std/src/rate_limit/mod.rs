@@ -10,7 +10,7 @@
 //!
 //! Exact under concurrency: the store admits atomically per bucket, so no
 //! interleaving admits more calls than the limit. Buckets live in memory
-//! ([`MemoryStore`]) behind the [`Store`] trait, whose answers may come later
+//! ([`MemoryStore`], bounded: [`RateLimit::max_buckets`]) behind the [`Store`] trait, whose answers may come later
 //! (a network store), so a shared store can follow. An admitted call counted
 //! in memory allocates nothing (unless a rule keys on a metadata value that
 //! is not a string: its JSON text is formatted per call). A store that
@@ -28,9 +28,9 @@
 //! use hooks_core::prelude::*;
 //! use hooks_std::rate_limit::{By, RateLimit, RateLimiter, Rule};
 //!
-//! let limiter = RateLimiter::new(RateLimit {
-//!     rules: vec![Rule::new(2, Duration::from_secs(60)).tools("sql_*").by([By::User])],
-//! })
+//! let limiter = RateLimiter::new(RateLimit::new(vec![
+//!     Rule::new(2, Duration::from_secs(60)).tools("sql_*").by([By::User]),
+//! ]))
 //! .unwrap();
 //! let session = Session::new("s").with_user("dana");
 //! let mut call = || PreToolUse::new(&session, "sql_query", json!({}));
@@ -55,8 +55,8 @@ use serde::{Deserialize, Serialize};
 
 pub use gcra::Limit;
 pub use store::{
-    Admission, Clock, Key, MAX_KEY_PARTS, ManualClock, MemoryStore, MonotonicClock, Store,
-    StoreError,
+    Admission, Clock, DEFAULT_MAX_BUCKETS, Key, MAX_KEY_PARTS, ManualClock, MemoryStore,
+    MonotonicClock, Part, Store, StoreError,
 };
 
 use crate::config::ConfigError;
@@ -67,12 +67,24 @@ use crate::config::ConfigError;
 pub struct RateLimit {
     /// Every rule a call must pass.
     pub rules: Vec<Rule>,
+    /// The most buckets the in-memory store holds (see [`MemoryStore`]):
+    /// past it, calls for new keys wait until a bucket frees.
+    pub max_buckets: usize,
 }
 
 impl Default for RateLimit {
+    /// Each user may call each tool 60 times a minute.
     fn default() -> Self {
+        RateLimit::new(vec![Rule::new(60, Duration::from_secs(60))])
+    }
+}
+
+impl RateLimit {
+    /// These rules, with the default bucket cap.
+    pub fn new(rules: Vec<Rule>) -> Self {
         RateLimit {
-            rules: vec![Rule::new(60, Duration::from_secs(60))],
+            rules,
+            max_buckets: DEFAULT_MAX_BUCKETS,
         }
     }
 }
@@ -177,6 +189,12 @@ const MAX_RULES: usize = 64;
 impl RateLimiter {
     /// Checks and compiles the rules; counts in a fresh [`MemoryStore`] by the [`MonotonicClock`].
     pub fn new(config: RateLimit) -> Result<Self, ConfigError> {
+        if config.max_buckets == 0 {
+            return Err(ConfigError::new(
+                "rate-limit",
+                "`max_buckets` is 0: no call could ever be counted",
+            ));
+        }
         if config.rules.len() > MAX_RULES {
             return Err(ConfigError::new(
                 "rate-limit",
@@ -216,7 +234,7 @@ impl RateLimiter {
             .collect::<Result<_, _>>()?;
         Ok(RateLimiter {
             rules,
-            store: Arc::new(MemoryStore::default()),
+            store: Arc::new(MemoryStore::with_capacity(config.max_buckets)),
             clock: Arc::new(MonotonicClock),
         })
     }
@@ -355,16 +373,18 @@ impl CompiledRule {
         Key::new(
             index,
             self.by.iter().map(|by| match by {
-                By::Tool => Cow::Borrowed(ctx.tool()),
-                By::User => Cow::Borrowed(session.user_id().unwrap_or("")),
-                By::Session => Cow::Borrowed(session.id()),
-                By::Agent => Cow::Borrowed(session.agent_id()),
+                By::Tool => Part::Text(Cow::Borrowed(ctx.tool())),
+                By::User => session
+                    .user_id()
+                    .map_or(Part::Absent, |user| Part::Text(Cow::Borrowed(user))),
+                By::Session => Part::Text(Cow::Borrowed(session.id())),
+                By::Agent => Part::Text(Cow::Borrowed(session.agent_id())),
                 By::Metadata(key) => match session.metadata_value(key) {
-                    None => Cow::Borrowed(""),
-                    Some(Value::String(text)) => Cow::Borrowed(text.as_str()),
-                    // Numbers and the like: their JSON text, marked so that
-                    // 7 and "7" are different buckets.
-                    Some(other) => Cow::Owned(format!("\0{other}")),
+                    None => Part::Absent,
+                    Some(Value::String(text)) => Part::Text(Cow::Borrowed(text.as_str())),
+                    // Numbers and the like: their JSON text, a kind of its
+                    // own, so 7 and "7" are different buckets.
+                    Some(other) => Part::Json(Cow::Owned(other.to_string())),
                 },
             }),
         )
@@ -422,9 +442,10 @@ mod tests {
     #[test]
     fn invalid_rules_are_refused_by_number() {
         let error = |rule: Rule| {
-            RateLimiter::new(RateLimit {
-                rules: vec![Rule::new(1, Duration::from_secs(1)), rule],
-            })
+            RateLimiter::new(RateLimit::new(vec![
+                Rule::new(1, Duration::from_secs(1)),
+                rule,
+            ]))
             .err()
             .unwrap()
             .to_string()

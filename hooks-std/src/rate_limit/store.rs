@@ -15,17 +15,43 @@ use super::Limit;
 /// The most parts a bucket key may have (`by = [...]` entries).
 pub const MAX_KEY_PARTS: usize = 4;
 
+/// One `by` value of a key, typed: values of different kinds never share a
+/// bucket — no user and an empty user id, the number `7` and the string
+/// `"7"` (or any string made to look like another kind's encoding) are
+/// different buckets.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub enum Part<'a> {
+    /// No value: no user id, or the metadata key is absent.
+    #[default]
+    Absent,
+    /// A string value.
+    Text(Cow<'a, str>),
+    /// Any other JSON value (number, bool, null, array, object), as JSON text.
+    Json(Cow<'a, str>),
+}
+
+impl Part<'_> {
+    /// The same part, owning its text.
+    pub fn into_owned(self) -> Part<'static> {
+        match self {
+            Part::Absent => Part::Absent,
+            Part::Text(text) => Part::Text(Cow::Owned(text.into_owned())),
+            Part::Json(json) => Part::Json(Cow::Owned(json.into_owned())),
+        }
+    }
+}
+
 /// Which bucket a call counts against: a rule, and the values of its `by` parts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Key<'a> {
     rule: usize,
-    parts: [Cow<'a, str>; MAX_KEY_PARTS],
+    parts: [Part<'a>; MAX_KEY_PARTS],
     len: usize,
 }
 
 impl<'a> Key<'a> {
-    pub(crate) fn new(rule: usize, values: impl IntoIterator<Item = Cow<'a, str>>) -> Self {
-        let mut parts: [Cow<'a, str>; MAX_KEY_PARTS] = Default::default();
+    pub(crate) fn new(rule: usize, values: impl IntoIterator<Item = Part<'a>>) -> Self {
+        let mut parts: [Part<'a>; MAX_KEY_PARTS] = Default::default();
         let mut len = 0;
         for (slot, value) in parts.iter_mut().zip(values) {
             *slot = value;
@@ -40,7 +66,7 @@ impl<'a> Key<'a> {
     }
 
     /// The values of the rule's `by` parts, in order.
-    pub fn parts(&self) -> &[Cow<'a, str>] {
+    pub fn parts(&self) -> &[Part<'a>] {
         &self.parts[..self.len]
     }
 
@@ -48,7 +74,7 @@ impl<'a> Key<'a> {
     pub fn into_owned(self) -> Key<'static> {
         Key {
             rule: self.rule,
-            parts: self.parts.map(|part| Cow::Owned(part.into_owned())),
+            parts: self.parts.map(Part::into_owned),
             len: self.len,
         }
     }
@@ -56,12 +82,12 @@ impl<'a> Key<'a> {
 
 impl Hash for Key<'_> {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        hash_key(self.rule, self.parts().iter().map(|part| &**part), state);
+        hash_key(self.rule, self.parts().iter(), state);
     }
 }
 
 /// The same hash for borrowed and owned keys, so lookups need no allocation.
-fn hash_key<'p, H: Hasher>(rule: usize, parts: impl Iterator<Item = &'p str>, state: &mut H) {
+fn hash_key<'p, H: Hasher>(rule: usize, parts: impl Iterator<Item = &'p Part<'p>>, state: &mut H) {
     rule.hash(state);
     for part in parts {
         part.hash(state);
@@ -71,24 +97,18 @@ fn hash_key<'p, H: Hasher>(rule: usize, parts: impl Iterator<Item = &'p str>, st
 #[derive(Debug, PartialEq, Eq)]
 struct OwnedKey {
     rule: usize,
-    parts: Box<[Box<str>]>,
+    parts: Box<[Part<'static>]>,
 }
 
 impl Hash for OwnedKey {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        hash_key(self.rule, self.parts.iter().map(|part| &**part), state);
+        hash_key(self.rule, self.parts.iter(), state);
     }
 }
 
 impl Equivalent<OwnedKey> for Key<'_> {
     fn equivalent(&self, owned: &OwnedKey) -> bool {
-        self.rule == owned.rule
-            && self.len == owned.parts.len()
-            && self
-                .parts()
-                .iter()
-                .zip(&owned.parts)
-                .all(|(a, b)| **a == **b)
+        self.rule == owned.rule && self.parts() == &*owned.parts
     }
 }
 
@@ -96,7 +116,7 @@ impl From<&Key<'_>> for OwnedKey {
     fn from(key: &Key<'_>) -> Self {
         OwnedKey {
             rule: key.rule,
-            parts: key.parts().iter().map(|part| Box::from(&**part)).collect(),
+            parts: key.parts().iter().cloned().map(Part::into_owned).collect(),
         }
     }
 }
@@ -147,65 +167,137 @@ pub trait Store: Send + Sync + 'static {
 
 /// The default store: buckets in this process's memory, in sharded maps.
 ///
-/// A lookup of a known bucket allocates nothing; a bucket idle long enough to
-/// be full again is dropped when its shard grows past a few thousand buckets.
+/// A lookup of a known bucket allocates nothing. Memory is bounded: at most
+/// [`DEFAULT_MAX_BUCKETS`] buckets unless set ([`with_capacity`](Self::with_capacity)),
+/// split evenly over the shards. A bucket idle long enough to be full again
+/// is dropped first (that loses nothing: a new bucket starts full). When a
+/// shard is at its cap and every bucket in it is busy, a call for a *new*
+/// key is refused, with the time until a bucket frees — never admitted by
+/// dropping a busy bucket, which would hand its key a fresh burst. So a
+/// flood of new keys (a session id per call) cannot grow memory, nor reset
+/// anyone's count.
 pub struct MemoryStore {
     shards: Box<[Mutex<Shard>]>,
     hasher: DefaultHashBuilder,
+    shard_cap: usize,
 }
+
+/// The buckets a [`MemoryStore`] holds unless told otherwise: about 100 bytes each.
+pub const DEFAULT_MAX_BUCKETS: usize = 100_000;
 
 const SHARDS: usize = 16;
 const SWEEP_ABOVE: usize = 4_096;
 
 /// One shard's buckets, and the size at which idle ones are next swept.
 struct Shard {
-    buckets: HashMap<OwnedKey, u64>,
+    buckets: HashMap<OwnedKey, Bucket>,
     /// Doubles past what a sweep leaves, so a shard full of busy buckets
     /// is not scanned again on every new key.
     sweep_at: usize,
+    /// When the earliest bucket of the last sweep is idle: until then a
+    /// shard at its cap refuses new keys without scanning.
+    next_free: Duration,
+}
+
+/// A bucket: its theoretical arrival time, and the limit that time is in.
+struct Bucket {
+    tat: u128,
+    limit: Limit,
+}
+
+impl Shard {
+    /// Drops the idle buckets, and notes when the next busy one frees.
+    fn sweep(&mut self, now: Duration, cap: usize) {
+        self.buckets
+            .retain(|_, bucket| !bucket.limit.idle(bucket.tat, now));
+        let soonest = self
+            .buckets
+            .values()
+            .map(|bucket| bucket.limit.until_idle(bucket.tat, now))
+            .min()
+            .unwrap_or_default();
+        // A refusal always waits a little: the bucket frees *after* this.
+        self.next_free = now.saturating_add(soonest.max(Duration::from_nanos(1)));
+        self.sweep_at = SWEEP_ABOVE.max(2 * self.buckets.len()).min(cap);
+    }
 }
 
 impl Default for MemoryStore {
     fn default() -> Self {
+        Self::with_capacity(DEFAULT_MAX_BUCKETS)
+    }
+}
+
+impl MemoryStore {
+    /// A store holding at most about `max_buckets` buckets (rounded up to a
+    /// multiple of its 16 shards; at least one per shard).
+    pub fn with_capacity(max_buckets: usize) -> Self {
+        let shard_cap = max_buckets.div_ceil(SHARDS).max(1);
         MemoryStore {
             shards: (0..SHARDS)
                 .map(|_| {
                     Mutex::new(Shard {
                         buckets: HashMap::new(),
-                        sweep_at: SWEEP_ABOVE,
+                        sweep_at: SWEEP_ABOVE.min(shard_cap),
+                        next_free: Duration::ZERO,
                     })
                 })
                 .collect(),
             hasher: DefaultHashBuilder::default(),
+            shard_cap,
         }
     }
-}
 
-impl MemoryStore {
+    /// How many buckets it holds now.
+    pub fn len(&self) -> usize {
+        self.shards
+            .iter()
+            .map(|shard| {
+                shard
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .buckets
+                    .len()
+            })
+            .sum()
+    }
+
+    /// Whether it holds no bucket.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     fn shard(&self, key: &Key<'_>) -> &Mutex<Shard> {
         let hash = self.hasher.hash_one(key);
         &self.shards[usize::try_from(hash % SHARDS as u64).unwrap_or(0)]
     }
-}
 
-impl MemoryStore {
     /// Admits a call or says how long to wait: at once, in this process.
     pub fn admit(&self, key: &Key<'_>, limit: Limit, now: Duration) -> Admission {
         let mut shard = self
             .shard(key)
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let admitted = if let Some(tat) = shard.buckets.get_mut(key) {
-            limit.acquire(tat, now)
+        let admitted = if let Some(bucket) = shard.buckets.get_mut(key) {
+            bucket.limit = limit;
+            limit.acquire(&mut bucket.tat, now)
         } else {
-            if shard.buckets.len() >= shard.sweep_at {
-                let now = u64::try_from(now.as_nanos()).unwrap_or(u64::MAX);
-                shard.buckets.retain(|_, tat| *tat > now);
-                shard.sweep_at = SWEEP_ABOVE.max(2 * shard.buckets.len());
+            let full = shard.buckets.len() >= self.shard_cap;
+            if full && now < shard.next_free {
+                // Full of busy buckets: the newcomer waits until one frees.
+                return Admission::RetryAfter(shard.next_free - now);
+            }
+            if full || shard.buckets.len() >= shard.sweep_at {
+                shard.sweep(now, self.shard_cap);
+                if shard.buckets.len() >= self.shard_cap {
+                    return Admission::RetryAfter(shard.next_free.saturating_sub(now));
+                }
             }
             let mut tat = 0;
             let admitted = limit.acquire(&mut tat, now);
-            shard.buckets.insert(OwnedKey::from(key), tat);
+            shard
+                .buckets
+                .insert(OwnedKey::from(key), Bucket { tat, limit });
             admitted
         };
         match admitted {
@@ -220,8 +312,8 @@ impl MemoryStore {
             .shard(key)
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if let Some(tat) = shard.buckets.get_mut(key) {
-            limit.release(tat);
+        if let Some(bucket) = shard.buckets.get_mut(key) {
+            limit.release(&mut bucket.tat);
         }
     }
 }
@@ -294,7 +386,7 @@ mod tests {
     use super::*;
 
     fn key(n: usize) -> Key<'static> {
-        Key::new(0, [Cow::Owned(n.to_string())])
+        Key::new(0, [Part::Text(Cow::Owned(n.to_string()))])
     }
 
     fn sizes(store: &MemoryStore) -> Vec<(usize, usize)> {
@@ -310,7 +402,7 @@ mod tests {
 
     #[test]
     fn busy_buckets_are_kept_and_not_rescanned_on_every_new_key() {
-        let store = MemoryStore::default();
+        let store = MemoryStore::with_capacity(usize::MAX / 2);
         // One call an hour: every bucket stays busy (not yet full again).
         let limit = Limit::new(1, Duration::from_secs(3_600));
         let now = Duration::from_secs(1);
@@ -329,5 +421,41 @@ mod tests {
         }
         let total: usize = sizes(&store).iter().map(|(buckets, _)| buckets).sum();
         assert!(total < SHARDS * SWEEP_ABOVE * 6, "{total}");
+    }
+
+    #[test]
+    fn a_flood_of_new_keys_is_refused_at_the_cap_and_busy_buckets_are_kept() {
+        let store = MemoryStore::with_capacity(64);
+        let limit = Limit::new(1, Duration::from_secs(60));
+        let now = Duration::from_secs(1);
+        let mut admitted = Vec::new();
+        let mut refused = 0;
+        for n in 0..10_000 {
+            match store.admit(&key(n), limit, now) {
+                Admission::Admitted => admitted.push(n),
+                Admission::RetryAfter(wait) => {
+                    assert_eq!(
+                        wait,
+                        Duration::from_secs(60),
+                        "until the first bucket frees"
+                    );
+                    refused += 1;
+                }
+            }
+        }
+        assert!(store.len() <= 64, "{}", store.len());
+        assert_eq!(admitted.len(), store.len());
+        assert_eq!(refused, 10_000 - admitted.len());
+        // No admitted key got a fresh burst by eviction.
+        for &n in &admitted {
+            assert!(matches!(
+                store.admit(&key(n), limit, now),
+                Admission::RetryAfter(_)
+            ));
+        }
+        // A minute on, the buckets are idle again, and new keys get room.
+        let later = now + Duration::from_secs(60);
+        assert_eq!(store.admit(&key(20_000), limit, later), Admission::Admitted);
+        assert!(store.len() <= 64);
     }
 }

@@ -1,15 +1,20 @@
-//! Redacting secrets from tool arguments before they are written anywhere.
+//! Redacting secrets before anything is written: audit records, approval
+//! prompts and stored requests, denial reasons.
 //!
-//! Two rules, both configurable:
+//! Three rules, the first two configurable:
 //!
 //! - **keys**: an object member whose key contains a sensitive term as whole
-//!   words is replaced — `password`, `db_password`, `apiKey`, `X-Api-Key`,
-//!   `access_token`, `Authorization` — but `max_tokens` is not (`tokens` is
-//!   not `token`);
-//! - **values**: inside any string, a word that looks like a credential is
-//!   replaced: the word after `Bearer ` or `Basic `, words starting with a
-//!   known key prefix (`sk-`, `ghp_`, `AKIA`, `xoxb-`, ...), JSON Web Tokens;
-//!   a string holding a PEM private key is replaced whole.
+//!   words is replaced — `password`, `db_password`, `DBPassword`, `apiKey`,
+//!   `X-Api-Key`, `JWTSecret`, `pwd`, `access_token`, `Authorization` — but
+//!   `max_tokens` is not (`tokens` is not `token`);
+//! - **prefixes**: a word starting with a known credential prefix (`sk-`,
+//!   `ghp_`, `AKIA`, `ya29.`, `xoxb-`, …) is replaced, in any string;
+//! - **text**: in any string, the value after a sensitive name (`password=x`,
+//!   `?api_key=x`, `X-Api-Key: x`, `"token": "x"`), after a sensitive flag
+//!   (`--password x`, mysql's `-pPW`), after an authorization scheme
+//!   (`Bearer x`, `Authorization: Token x`), a URL's password
+//!   (`postgres://user:pass@host`), a JSON Web Token, a private key block
+//!   (PEM, OpenSSH, PGP); and a string that holds JSON is walked as JSON.
 //!
 //! ```
 //! use hooks_core::json;
@@ -35,20 +40,28 @@
 //! );
 //! ```
 
+mod keys;
+mod text;
+
 use serde_json::{Map, Value};
+
+use keys::Terms;
 
 /// What a redacted value is replaced with.
 pub const REDACTED: &str = "[redacted]";
 
 /// The sensitive key terms used unless configured otherwise.
-pub const DEFAULT_KEYS: [&str; 15] = [
+pub const DEFAULT_KEYS: [&str; 21] = [
     "password",
     "passwd",
+    "pwd",
     "passphrase",
+    "passcode",
     "secret",
     "token",
     "api key",
     "apikey",
+    "auth",
     "authorization",
     "auth token",
     "cookie",
@@ -57,15 +70,22 @@ pub const DEFAULT_KEYS: [&str; 15] = [
     "private key",
     "access key",
     "session key",
+    "signature",
+    "otp",
+    "dsn",
 ];
 
-/// The credential prefixes used unless configured otherwise.
-pub const DEFAULT_PREFIXES: [&str; 22] = [
+/// The credential prefixes used unless configured otherwise: OpenAI and
+/// Anthropic (`sk-`), Stripe, GitHub, GitLab, Slack, AWS, Google (API keys
+/// and OAuth access tokens), Hugging Face, npm, PyPI, SendGrid,
+/// DigitalOcean, Shopify, HashiCorp Vault, Atlassian, Databricks, Square.
+pub const DEFAULT_PREFIXES: [&str; 38] = [
     "sk-",
     "sk_live_",
     "sk_test_",
     "rk_live_",
     "rk_test_",
+    "whsec_",
     "ghp_",
     "gho_",
     "ghu_",
@@ -76,20 +96,34 @@ pub const DEFAULT_PREFIXES: [&str; 22] = [
     "xoxb-",
     "xoxp-",
     "xoxa-",
+    "xoxr-",
     "xoxs-",
+    "xapp-",
     "AKIA",
     "ASIA",
     "AIza",
+    "ya29.",
+    "1//0",
     "hf_",
     "npm_",
     "pypi-",
+    "SG.",
+    "dop_v1_",
+    "doo_v1_",
+    "shpat_",
+    "shpss_",
+    "hvs.",
+    "hvb.",
+    "ATATT",
+    "dapi",
+    "sq0atp-",
+    "sq0csp-",
 ];
 
-/// Replaces secrets in JSON values.
+/// Replaces secrets in JSON values and text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Redactor {
-    /// Each term as lowercase words.
-    keys: Vec<Vec<String>>,
+    keys: Terms,
     prefixes: Vec<String>,
 }
 
@@ -98,9 +132,6 @@ impl Default for Redactor {
         Redactor::new(DEFAULT_KEYS, DEFAULT_PREFIXES)
     }
 }
-
-/// A credential after a prefix is at least this long; shorter words are left alone.
-const MIN_SECRET_LEN: usize = 8;
 
 impl Redactor {
     /// A redactor for these key terms (words separated by spaces, e.g. `"api key"`)
@@ -114,16 +145,7 @@ impl Redactor {
         P: Into<String>,
     {
         Redactor {
-            keys: keys
-                .into_iter()
-                .map(|term| {
-                    term.as_ref()
-                        .split_whitespace()
-                        .map(str::to_lowercase)
-                        .collect::<Vec<_>>()
-                })
-                .filter(|words| !words.is_empty())
-                .collect(),
+            keys: Terms::new(keys),
             prefixes: prefixes
                 .into_iter()
                 .map(Into::into)
@@ -132,7 +154,9 @@ impl Redactor {
         }
     }
 
-    /// `value` with every secret replaced by [`REDACTED`].
+    /// `value` with every secret replaced by [`REDACTED`]: members with a
+    /// sensitive key, secrets in strings, and strings that hold JSON, walked
+    /// as JSON.
     pub fn redact(&self, value: &Value) -> Value {
         match value {
             Value::Object(members) => Value::Object(
@@ -151,132 +175,42 @@ impl Redactor {
             Value::Array(items) => {
                 Value::Array(items.iter().map(|item| self.redact(item)).collect())
             }
-            Value::String(text) => {
-                Value::String(self.redact_text(text).unwrap_or_else(|| text.clone()))
-            }
+            Value::String(text) => Value::String(self.redact_string(text)),
             other => other.clone(),
         }
     }
 
+    /// A string: JSON inside it walked as JSON, any other text scanned.
+    fn redact_string(&self, text: &str) -> String {
+        let trimmed = text.trim_start();
+        if (trimmed.starts_with('{') || trimmed.starts_with('['))
+            && let Ok(inner) = serde_json::from_str::<Value>(text)
+        {
+            let redacted = self.redact(&inner);
+            if redacted != inner {
+                return redacted.to_string();
+            }
+            return text.to_owned();
+        }
+        self.redact_text(text).unwrap_or_else(|| text.to_owned())
+    }
+
     /// Whether a member with this key is a secret, whatever its value.
     pub fn sensitive_key(&self, key: &str) -> bool {
-        let words = words(key);
-        self.keys.iter().any(|term| {
-            words
-                .windows(term.len())
-                .any(|window| window == term.as_slice())
-        })
+        self.keys.sensitive(key)
     }
 
-    /// `text` with credential-looking words replaced; `None` if there were none.
+    /// `text` with every secret replaced; `None` if there was none. See the
+    /// module docs for what counts.
     pub fn redact_text(&self, text: &str) -> Option<String> {
-        if text.contains("PRIVATE KEY-----") {
-            return Some(REDACTED.to_owned());
-        }
-        let mut spans = Vec::new();
-        let mut after_scheme = false;
-        for (start, word) in tokens(text) {
-            if after_scheme || looks_like_jwt(word) {
-                spans.push(start..start + word.len());
-            } else {
-                spans.extend(
-                    self.prefixed_secrets(word)
-                        .map(|span| start + span.start..start + span.end),
-                );
-            }
-            after_scheme =
-                word.eq_ignore_ascii_case("bearer") || word.eq_ignore_ascii_case("basic");
-        }
-        if spans.is_empty() {
-            return None;
-        }
-        let mut out = String::with_capacity(text.len());
-        let mut copied = 0;
-        for span in spans {
-            out.push_str(&text[copied..span.start]);
-            out.push_str(REDACTED);
-            copied = span.end;
-        }
-        out.push_str(&text[copied..]);
-        Some(out)
+        let spans = text::secrets(text, &self.keys, &self.prefixes);
+        (!spans.is_empty()).then(|| text::replace(text, &spans, REDACTED))
     }
 
-    /// Spans of `word` that are credentials by prefix: at the start of the
-    /// word or of a URL part (after `/`, `:`, `@`, `?`, `&`, `#`), up to the
-    /// next such character.
-    fn prefixed_secrets<'w>(
-        &'w self,
-        word: &'w str,
-    ) -> impl Iterator<Item = std::ops::Range<usize>> + 'w {
-        let is_boundary = |c: char| matches!(c, '/' | ':' | '@' | '?' | '&' | '#');
-        let starts =
-            std::iter::once(0).chain(word.match_indices(is_boundary).map(|(at, _)| at + 1));
-        starts.filter_map(move |start| {
-            let rest = &word[start..];
-            let end = start + rest.find(is_boundary).unwrap_or(rest.len());
-            let part = &word[start..end];
-            self.prefixes
-                .iter()
-                .any(|prefix| {
-                    part.starts_with(prefix.as_str()) && part.len() >= prefix.len() + MIN_SECRET_LEN
-                })
-                .then_some(start..end)
-        })
+    /// `text`, redacted if it holds a secret.
+    pub fn redacted(&self, text: &str) -> String {
+        self.redact_text(text).unwrap_or_else(|| text.to_owned())
     }
-}
-
-/// The lowercase words of a key: split at punctuation and at camelCase humps.
-fn words(key: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut current = String::new();
-    let mut previous_lower = false;
-    for c in key.chars() {
-        if !c.is_alphanumeric() {
-            previous_lower = false;
-            if !current.is_empty() {
-                words.push(std::mem::take(&mut current));
-            }
-            continue;
-        }
-        if c.is_uppercase() && previous_lower && !current.is_empty() {
-            words.push(std::mem::take(&mut current));
-        }
-        previous_lower = c.is_lowercase() || c.is_ascii_digit();
-        current.extend(c.to_lowercase());
-    }
-    if !current.is_empty() {
-        words.push(current);
-    }
-    words
-}
-
-/// Words of free text with their byte offsets: runs without white space,
-/// quotes or the punctuation that separates a header name from its value.
-fn tokens(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    let is_separator = |c: char| {
-        c.is_whitespace()
-            || matches!(
-                c,
-                '"' | '\'' | '`' | '=' | ',' | ';' | '(' | ')' | '<' | '>' | '[' | ']' | '{' | '}'
-            )
-    };
-    let mut at = 0;
-    std::iter::from_fn(move || {
-        let rest = &text[at..];
-        let start = at + rest.find(|c: char| !is_separator(c))?;
-        let rest = &text[start..];
-        let mut end = start + rest.find(is_separator).unwrap_or(rest.len());
-        // `Authorization:` keeps its colon out of the next word, but `https://x` stays whole.
-        if text[start..end].ends_with(':') {
-            end -= 1;
-        }
-        at = end.max(start + 1).min(text.len());
-        Some((start, &text[start..end]))
-    })
-}
-
-fn looks_like_jwt(word: &str) -> bool {
-    word.starts_with("eyJ") && word.matches('.').count() == 2 && word.len() > 20
 }
 
 #[cfg(test)]
@@ -291,6 +225,9 @@ mod tests {
         for key in [
             "password",
             "DB_PASSWORD",
+            "DBPassword",
+            "JWTSecret",
+            "pwd",
             "apiKey",
             "api_key",
             "X-Api-Key",
@@ -318,36 +255,62 @@ mod tests {
     #[test]
     fn credentials_in_text_are_replaced_in_place() {
         let redactor = Redactor::default();
-        assert_eq!(
-            redactor
-                .redact_text("export OPENAI_API_KEY=sk-proj1234567890abcd && run")
-                .as_deref(),
-            Some("export OPENAI_API_KEY=[redacted] && run")
-        );
-        assert_eq!(
-            redactor
-                .redact_text("git push https://ghp_abcdefghijklmnop@github.com/x")
-                .as_deref(),
-            Some("git push https://[redacted]@github.com/x")
-        );
-        assert_eq!(
-            redactor
-                .redact_text("GET /v1?key=AIzaSyA1234567890&q=1")
-                .as_deref(),
-            Some("GET /v1?key=[redacted]&q=1")
-        );
-        assert_eq!(
-            redactor
-                .redact_text("Authorization: Basic dXNlcjpwYXNz")
-                .as_deref(),
-            Some("Authorization: Basic [redacted]")
-        );
-        assert_eq!(
-            redactor
-                .redact_text("AKIAIOSFODNN7EXAMPLE is the key")
-                .as_deref(),
-            Some("[redacted] is the key")
-        );
+        for (text, expected) in [
+            (
+                "export OPENAI_API_KEY=sk-proj1234567890abcd && run",
+                "export OPENAI_API_KEY=[redacted] && run",
+            ),
+            (
+                "git push https://ghp_abcdefghijklmnop@github.com/x",
+                "git push https://[redacted]@github.com/x",
+            ),
+            (
+                "GET /v1?key=AIzaSyA1234567890&q=1",
+                "GET /v1?key=[redacted]&q=1",
+            ),
+            (
+                "Authorization: Basic dXNlcjpwYXNz",
+                "Authorization: Basic [redacted]",
+            ),
+            (
+                "Authorization: Token abc123",
+                "Authorization: Token [redacted]",
+            ),
+            ("X-Api-Key: abc123xyz", "X-Api-Key: [redacted]"),
+            ("AKIAIOSFODNN7EXAMPLE is the key", "[redacted] is the key"),
+            (
+                "psql postgres://app:hunter2@db:5432/x",
+                "psql postgres://app:[redacted]@db:5432/x",
+            ),
+            (
+                "curl 'https://x/y?api_key=k3y&page=2'",
+                "curl 'https://x/y?api_key=[redacted]&page=2'",
+            ),
+            (
+                "login --password hunter2 --user bob",
+                "login --password [redacted] --user bob",
+            ),
+            ("login --password=hunter2", "login --password=[redacted]"),
+            (
+                "mysql -uroot -phunter2 shop",
+                "mysql -uroot -p[redacted] shop",
+            ),
+            (
+                r#"curl -d '{"password":"hunter2"}'"#,
+                r#"curl -d '{"password":"[redacted]"}'"#,
+            ),
+            ("token ya29.a0AfH6SMBxyzxyzxyz", "token [redacted]"),
+            (
+                "key: -----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n-----END OPENSSH PRIVATE KEY----- ok",
+                "key: [redacted] ok",
+            ),
+        ] {
+            assert_eq!(
+                redactor.redact_text(text).as_deref(),
+                Some(expected),
+                "{text}"
+            );
+        }
         assert_eq!(
             redactor
                 .redact_text("-----BEGIN RSA PRIVATE KEY-----\nMII...")
@@ -358,15 +321,25 @@ mod tests {
             redactor.redact_text("nothing to see, sk- is too short"),
             None
         );
+        assert_eq!(redactor.redact_text("mkdir -p build && ls"), None);
+        assert_eq!(
+            redactor.redact_text("max_tokens=512 and token budget"),
+            None
+        );
         assert_eq!(redactor.redact_text(""), None);
     }
 
     #[test]
-    fn nested_values_are_walked() {
+    fn nested_values_and_json_in_strings_are_walked() {
         let redactor = Redactor::new(["session id"], ["tok_"]);
         assert_eq!(
             redactor.redact(&json!([{"sessionId": "abc"}, {"note": "use tok_1234567890 now"}, 3])),
             json!([{"sessionId": "[redacted]"}, {"note": "use [redacted] now"}, 3])
+        );
+        let redactor = Redactor::default();
+        assert_eq!(
+            redactor.redact(&json!({"body": "{\"user\":\"bob\",\"password\":\"hunter2\"}"})),
+            json!({"body": "{\"password\":\"[redacted]\",\"user\":\"bob\"}"})
         );
     }
 }

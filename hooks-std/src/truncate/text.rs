@@ -3,10 +3,16 @@
 use std::io;
 
 use serde_json::Value;
+use unicode_segmentation::GraphemeCursor;
 
 /// Cuts `text` to at most `max_chars` characters, keeping the first two
 /// thirds and the last third of what fits around a marker saying how much
 /// was cut. `None` if it already fits.
+///
+/// Cuts fall between grapheme clusters, never inside one: an emoji family
+/// (`👨‍👩‍👧` is five characters), a flag (two regional indicators), a letter
+/// and its combining accents are kept whole or dropped whole, so the text
+/// the model reads shows nothing the original did not.
 pub(crate) fn cut_text(text: &str, max_chars: usize) -> Option<String> {
     // A character takes at least a byte: most results fit without counting.
     if text.len() <= max_chars {
@@ -33,11 +39,40 @@ pub(crate) fn cut_text(text: &str, max_chars: usize) -> Option<String> {
             .nth(tail - 1)
             .map_or(0, |(at, _)| at)
     };
+    // Back to the cluster boundary at or before the head's end, on to the
+    // one at or after the tail's start: fewer characters, never more.
+    let head_end = boundary(text, head_end, Direction::Back);
+    let tail_start = boundary(text, tail_start, Direction::On).max(head_end);
+    let kept = text[..head_end].chars().count() + text[tail_start..].chars().count();
     let mut cut = String::with_capacity(head_end + (text.len() - tail_start) + 64);
     cut.push_str(&text[..head_end]);
-    cut.push_str(&marker(total - head - tail));
+    cut.push_str(&marker(total - kept));
     cut.push_str(&text[tail_start..]);
     Some(cut)
+}
+
+enum Direction {
+    Back,
+    On,
+}
+
+/// The grapheme cluster boundary nearest `at` in `direction` (`at` itself if
+/// it is one).
+fn boundary(text: &str, at: usize, direction: Direction) -> usize {
+    let mut cursor = GraphemeCursor::new(at, text.len(), true);
+    // The whole text is one chunk, so the cursor never asks for context.
+    if cursor.is_boundary(text, 0).unwrap_or(true) {
+        return at;
+    }
+    let found = match direction {
+        Direction::Back => cursor.prev_boundary(text, 0),
+        Direction::On => cursor.next_boundary(text, 0),
+    };
+    match (found, direction) {
+        (Ok(Some(at)), _) => at,
+        (_, Direction::Back) => 0,
+        (_, Direction::On) => text.len(),
+    }
 }
 
 /// How many characters `value` takes as compact JSON; allocates nothing.

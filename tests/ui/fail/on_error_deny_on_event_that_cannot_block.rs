@@ -1,6 +1,8 @@
 use hooks_core::prelude::*;
 
-#[post_tool_use(on_error = "deny")]
-fn observer(_ctx: &mut PostToolUse) {}
+#[session_start(on_error = "deny")]
+fn greet(ctx: &mut SessionStart) {
+    ctx.inject("hello");
+}
 
 fn main() {}
