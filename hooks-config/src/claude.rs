@@ -49,12 +49,14 @@ struct Entry {
 
 /// Parses a `settings.json`; every problem is collected with its line.
 pub(crate) fn parse(file: &Arc<str>, text: &str, problems: &mut Problems) -> Vec<Declared> {
-    let settings: Settings = match serde_json::from_str(text) {
+    let settings: Settings = match crate::strict_json::from_str(text) {
         Ok(settings) => settings,
         Err(error) => {
+            // At the end of the text, the last line that has any.
+            let line = error.line().min(text.lines().count().max(1));
             problems.push(
                 file,
-                u32::try_from(error.line()).unwrap_or(0),
+                u32::try_from(line).unwrap_or(0),
                 None,
                 format!("not valid settings JSON: {error}"),
             );
@@ -111,6 +113,10 @@ pub(crate) fn parse(file: &Arc<str>, text: &str, problems: &mut Problems) -> Vec
                     .and_then(|value| lines.find(value))
                     .unwrap_or(event_line);
                 let name = format!("{file}:{line} ({event_name}[{group_index}].hooks[{index}])");
+                if entry.timeout == Some(0) {
+                    problems.push(file, line, Some(&name), "`timeout` is 0: the hook could never finish, so every call would fail; give seconds, e.g. 10".to_owned());
+                    continue;
+                }
                 let timeout = Duration::from_secs(entry.timeout.unwrap_or(60));
                 let mode = match (entry.kind.as_str(), entry.command, entry.prompt) {
                     ("command", Some(command), _) => Mode::Command(CommandHook::shell(command)),

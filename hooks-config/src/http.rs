@@ -169,8 +169,9 @@ fn refusal(host: &str, addresses: &[IpAddr]) -> String {
     let shown: Vec<String> = addresses.iter().map(ToString::to_string).collect();
     format!(
         "`{host}` is {}, an internal address; HTTP hooks reach internal addresses only when \
-         allow-listed (`[http] allow = [\"{host}\"]`)",
-        shown.join(", ")
+         allow-listed (`[http] allow = [\"{}\"]`)",
+        shown.join(", "),
+        crate::address::allow_entry(host)
     )
 }
 

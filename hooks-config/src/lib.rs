@@ -39,6 +39,7 @@ mod http;
 mod prompt;
 pub mod protocol;
 mod standard;
+mod strict_json;
 mod toml_file;
 
 use std::collections::HashMap;
@@ -88,6 +89,8 @@ pub fn parse(
     claude_settings: bool,
 ) -> Result<Config, ConfigError> {
     let file = file.into();
+    // Editors on Windows write one; it is not part of the configuration.
+    let text = strict_json::without_bom(text);
     let mut problems = Problems::default();
     let (hooks, settings) = if claude_settings {
         (

@@ -59,6 +59,21 @@ pub trait ProtocolEvent: Event {
     }
 }
 
+/// The line (from 1) where a JSON object starts after some text, if one does.
+fn json_after_text(text: &str) -> Option<usize> {
+    let mut offset = 0;
+    for (index, line) in text.split_inclusive('\n').enumerate() {
+        if index > 0 && line.trim_start().starts_with('{') {
+            let rest = text[offset..].trim();
+            if serde_json::from_str::<serde::de::IgnoredAny>(rest).is_ok() {
+                return Some(index + 1);
+            }
+        }
+        offset += line.len();
+    }
+    None
+}
+
 /// What a hook said, whatever mode it runs in.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Reply {
@@ -95,19 +110,29 @@ struct Specific {
 
 /// Reads a successful hook's output. Empty means "no objection"; text that
 /// is not JSON is context (used by events that take it); text that starts
-/// like JSON but does not parse is a broken hook.
+/// like JSON but does not parse, repeats a key, or follows other text is a
+/// broken hook. A leading byte-order mark is dropped.
 pub(crate) fn parse_output(text: &str) -> Result<Reply, HookError> {
-    let text = text.trim();
+    let text = crate::strict_json::without_bom(text.trim_start()).trim();
     if text.is_empty() {
         return Ok(Reply::default());
     }
     if !text.starts_with('{') {
+        // Text, then a JSON object on a line of its own: a hook that printed
+        // a debug line before its answer. Read as text, its `block` would
+        // be lost — so it is a broken hook (and guards fail closed).
+        if let Some(at) = json_after_text(text) {
+            return Err(HookError::failed(format!(
+                "its output has text before its JSON (from line {at}); print only the JSON \
+                 object on stdout, and anything else on stderr"
+            )));
+        }
         return Ok(Reply {
             context: Some(text.to_owned()),
             ..Reply::default()
         });
     }
-    let output: HookJson = serde_json::from_str(text).map_err(|error| {
+    let output: HookJson = crate::strict_json::from_str(text).map_err(|error| {
         HookError::failed(format!("its output is not valid hook JSON ({error})"))
     })?;
     let mut reply = Reply::default();

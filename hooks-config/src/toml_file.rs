@@ -223,12 +223,22 @@ fn declare(entry: HookEntry, name: &str, policy: &AddressPolicy) -> Result<Decla
     }
     let timeout = match &entry.timeout {
         None => DEFAULT_TIMEOUT,
-        Some(text) => humantime::parse_duration(text).unwrap_or_else(|error| {
-            errors.push(format!(
-                "bad `timeout` \"{text}\": {error} (write e.g. \"5s\")"
-            ));
-            DEFAULT_TIMEOUT
-        }),
+        Some(text) => match humantime::parse_duration(text) {
+            Ok(timeout) if timeout.is_zero() => {
+                errors.push(format!(
+                    "`timeout` \"{text}\" is zero: the hook could never finish, so every call \
+                     would fail (write e.g. \"5s\")"
+                ));
+                DEFAULT_TIMEOUT
+            }
+            Ok(timeout) => timeout,
+            Err(error) => {
+                errors.push(format!(
+                    "bad `timeout` \"{text}\": {error} (write e.g. \"5s\")"
+                ));
+                DEFAULT_TIMEOUT
+            }
+        },
     };
     let on_error = match entry.on_error.as_deref() {
         None => None,

@@ -242,6 +242,51 @@ async fn a_crashing_post_tool_use_scrubber_with_on_error_deny_withholds_the_resu
 }
 
 #[tokio::test]
+async fn a_debug_line_before_the_json_cannot_turn_a_block_into_context() {
+    let hooks = hooks_with(&script("debug_then_block.py"), "");
+    let mut ctx = call("Bash", json!({"command": "git push --force"}));
+    let outcome = hooks.dispatch(&mut ctx).await;
+    let denial = outcome
+        .denial()
+        .expect("a guard whose answer cannot be read fails closed");
+    let DenialCause::Failed(HookError::Failed(message)) = denial.cause() else {
+        panic!("{denial:?}")
+    };
+    assert!(
+        message.contains("its output has text before its JSON (from line 2)"),
+        "{message}"
+    );
+    assert!(ctx.injected().is_empty(), "nothing was taken as context");
+}
+
+#[tokio::test]
+async fn a_byte_order_mark_before_the_json_is_dropped_and_the_block_holds() {
+    let hooks = hooks_with(&script("bom_block.py"), "");
+    let outcome = hooks.dispatch(&mut call("Bash", json!({}))).await;
+    let denial = outcome.denial().expect("blocked");
+    assert_eq!(denial.reason(), "outside business hours");
+    assert_eq!(denial.cause(), &DenialCause::Decided);
+}
+
+#[tokio::test]
+async fn an_answer_with_a_key_twice_is_a_failure_not_the_last_key() {
+    let hooks = hooks_with(&script("duplicate_keys.sh"), "");
+    let mut ctx = call("Bash", json!({"command": "pwd"}));
+    let outcome = hooks.dispatch(&mut ctx).await;
+    let denial = outcome.denial().expect("fails closed");
+    assert!(
+        denial.reason().contains("duplicate key `command`"),
+        "{}",
+        denial.reason()
+    );
+    assert_eq!(
+        ctx.args(),
+        &json!({"command": "pwd"}),
+        "no rewrite happened"
+    );
+}
+
+#[tokio::test]
 async fn broken_json_is_a_failure_not_a_silent_allow() {
     let hooks = hooks_with(&script("garbage.sh"), "");
     assert!(

@@ -198,3 +198,47 @@ fn top_level_settings_name_their_own_line_not_the_words_first_use() {
         "{problems:?}"
     );
 }
+
+#[test]
+fn zero_timeouts_are_refused_naming_the_line() {
+    let text = "[[hooks]]\nevent = \"pre_tool_use\"\nname = \"instant\"\ncommand = [\"true\"]\ntimeout = \"0s\"\n";
+    let error = parse_error("zero.toml", text, false);
+    assert_eq!(
+        error.problems(),
+        [
+            "zero.toml:1: hook `instant`: `timeout` \"0s\" is zero: the hook could never finish, so every call would fail (write e.g. \"5s\")"
+        ]
+    );
+    let settings = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+  {"type": "command", "command": "true", "timeout": 0}
+]}]}}"#;
+    let error = parse_error("settings.json", settings, true);
+    assert!(
+        error.problems()[0].starts_with("settings.json:2: hook `settings.json:2"),
+        "{error}"
+    );
+    assert!(error.problems()[0].contains("`timeout` is 0"), "{error}");
+}
+
+#[test]
+fn a_byte_order_mark_at_the_start_of_a_file_is_not_part_of_it() {
+    let toml = "\u{feff}[[hooks]]\nevent = \"pre_tool_use\"\nname = \"ok\"\ncommand = [\"true\"]\n";
+    assert!(hooks_config::parse("bom.toml", toml, false).is_ok());
+    let json = "\u{feff}{\"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"true\"}]}]}}";
+    let config = hooks_config::parse("settings.json", json, true).unwrap();
+    assert_eq!(config.len(), 1);
+}
+
+#[test]
+fn an_event_declared_twice_in_settings_is_reported_not_half_dropped() {
+    let settings = r#"{"hooks": {
+  "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard-a"}]}],
+  "PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "guard-b"}]}]
+}}"#;
+    let error = parse_error("settings.json", settings, true);
+    assert!(
+        error.problems()[0]
+            .starts_with("settings.json:3: not valid settings JSON: duplicate key `PreToolUse`"),
+        "{error}"
+    );
+}

@@ -177,6 +177,42 @@ async fn internal_addresses_need_an_allow_list_entry_checked_where_the_connectio
     assert!(outcome.is_continue(), "{outcome:?}");
 }
 
+/// The allow-list entry a refusal suggests.
+fn suggested(refusal: &str) -> &str {
+    let start = refusal.find("allow = [\"").expect("a suggestion") + "allow = [\"".len();
+    let end = start + refusal[start..].find('"').unwrap();
+    &refusal[start..end]
+}
+
+#[tokio::test]
+async fn ipv4_carried_in_ipv6_is_judged_by_the_ipv4_and_the_suggested_entry_parses() {
+    let server = Server::start();
+    for host in [
+        "[::127.0.0.1]",          // IPv4-compatible
+        "[::ffff:127.0.0.1]",     // IPv4-mapped
+        "[64:ff9b::7f00:1]",      // NAT64, well-known prefix
+        "[64:ff9b:1::a9fe:a9fe]", // NAT64, local-use prefix
+        "[2002:7f00:1::1]",       // 6to4
+    ] {
+        let url = format!("http://{host}:{}/allow", server.port);
+        let refusal = failure(hooks(&url, "", "")).await;
+        assert!(refusal.contains("an internal address"), "{host}: {refusal}");
+        // The suggestion is an entry the config accepts, and with it the
+        // policy lets the address through (whether anything answers there
+        // is another matter: only `::ffff:` reaches this machine's loopback).
+        let entry = suggested(&refusal);
+        let allowed = hooks(&url, &format!("\"{entry}\""), "");
+        let outcome = allowed.dispatch(&mut call()).await;
+        if let Some(denial) = outcome.denial() {
+            assert!(
+                !denial.reason().contains("an internal address"),
+                "{host}: allow-listed as `{entry}`, still refused: {}",
+                denial.reason()
+            );
+        }
+    }
+}
+
 #[tokio::test]
 async fn fire_and_forget_does_not_wait() {
     let server = Server::start();
