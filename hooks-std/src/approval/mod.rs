@@ -11,9 +11,13 @@
 //! (SQLite by default, every operation off the executor thread):
 //!
 //! 1. a yes "for this session" for this tool answers at once;
-//! 2. a request for the same call (same session, tool and arguments) already
-//!    answered and not yet used — for instance by the CLI while the process
-//!    that asked was down — is used, once; one still pending is waited on again;
+//! 2. a request for the same question (same session, hook, prompt, tool and
+//!    exact arguments, hashed as one JSON array so no separator trick can
+//!    make two questions one) already answered and not yet used — for
+//!    instance by the CLI while the process that asked was down — is used,
+//!    once, if it was answered within [`Approvals::answers_expire_after`]
+//!    (ten minutes; an older answer is ignored and the person asked again,
+//!    across restarts too); one still pending is waited on again;
 //! 3. otherwise a new request is stored (`pending`) and delivered through a
 //!    [`Channel`]: the terminal, the `hooks-approve` CLI, or a function;
 //! 4. the first answer wins (from the channel or from the store); a yes is
@@ -21,6 +25,14 @@
 //!    two — and stays spent if a later hook (the rate limit runs after the
 //!    gate) still denies that call; no answer by the timeout marks it
 //!    `expired`, and the core denies (the default).
+//!
+//! What the person reads is safe to show: prompts and stored arguments are
+//! redacted with the configured [`Redactor`] (`redact_keys`,
+//! `redact_prefixes`), and control and bidirectional characters are escaped
+//! ([`printable`]) when the prompt is made and again wherever it is shown
+//! (the terminal channel, `hooks-approve`). The core asks only once every
+//! other hook has allowed the call, and the yes covers the exact arguments
+//! the call runs with.
 //!
 //! Every outcome is recorded on the context ([`ApprovalRecord`](hooks_core::ApprovalRecord)),
 //! so the audit log shows who answered. A store that cannot be opened or
