@@ -23,6 +23,12 @@
 //! | `read_file\|write_file` | either tool |
 //! | `Bash(git push*)` | `Bash` calls whose subject (its `command`, `file_path`, `path` or `url` argument) starts with `git push` |
 //!
+//! [`Alternative::matches`] compares a subject with its glob as written. The
+//! runtime (`hooks_core::Matcher`) reads a `command` subject as a bash command
+//! and matches the glob against each simple command in it, word by word
+//! ([`glob_matches_words`]); that needs a shell parser, which this crate, also
+//! loaded by the attribute macros, does not carry.
+//!
 //! ```
 //! let alternatives = hooks_pattern::parse("sql_*|Bash(rm -rf *)").unwrap();
 //! assert!(alternatives[0].matches("sql_query", None));
@@ -33,7 +39,7 @@
 mod glob;
 mod parse;
 
-pub use glob::glob_matches;
+pub use glob::{collapse_whitespace, glob_matches, glob_matches_words};
 pub use parse::{PatternError, parse};
 
 /// How an alternative matches a tool's name.
@@ -97,7 +103,8 @@ impl<S> Alternative<S> {
 }
 
 impl<S: AsRef<str>> Alternative<S> {
-    /// Whether a call of `tool` whose subject is `subject` is matched.
+    /// Whether a call of `tool` whose subject is `subject` is matched, the
+    /// subject compared as written (no shell parsing).
     ///
     /// An alternative with a subject glob never matches a call without a subject.
     pub fn matches(&self, tool: &str, subject: Option<&str>) -> bool {

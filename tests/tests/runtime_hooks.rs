@@ -106,7 +106,7 @@ fn bad_runtime_hooks_are_reported_by_name_all_at_once() {
     let err = Hooks::builder()
         .without_linked()
         .hook(Hook::new("regexy", |_: &mut PreToolUse| {}).matches("sql_(.+"))
-        .hook(Hook::new("strict_post_hook", |_: &mut PostToolUse| {}).on_error(OnError::Deny))
+        .hook(Hook::new("strict_farewell", |_: &mut SessionEnd| {}).on_error(OnError::Deny))
         .build()
         .unwrap_err();
     assert_eq!(err.problems().len(), 2);
@@ -121,7 +121,7 @@ fn bad_runtime_hooks_are_reported_by_name_all_at_once() {
         "{text}"
     );
     assert!(
-        text.contains("post_tool_use hook `strict_post_hook`: `on_error = deny` is not possible"),
+        text.contains("session_end hook `strict_farewell`: `on_error = deny` is not possible"),
         "{text}"
     );
 }

@@ -285,7 +285,7 @@ impl MemoryStore {
             let full = shard.buckets.len() >= self.shard_cap;
             if full && now < shard.next_free {
                 // Full of busy buckets: the newcomer waits until one frees.
-                return Admission::RetryAfter(shard.next_free - now);
+                return Admission::RetryAfter(shard.next_free.saturating_sub(now));
             }
             if full || shard.buckets.len() >= shard.sweep_at {
                 shard.sweep(now, self.shard_cap);

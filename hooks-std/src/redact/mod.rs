@@ -75,10 +75,11 @@ pub const DEFAULT_KEYS: [&str; 21] = [
     "dsn",
 ];
 
-/// The credential prefixes used unless configured otherwise: OpenAI and
-/// Anthropic (`sk-`), Stripe, GitHub, GitLab, Slack, AWS, Google (API keys
-/// and OAuth access tokens), Hugging Face, npm, PyPI, SendGrid,
-/// DigitalOcean, Shopify, HashiCorp Vault, Atlassian, Databricks, Square.
+/// The credential prefixes used unless configured otherwise, from these
+/// vendors: `OpenAI` and Anthropic (`sk-`), Stripe, GitHub, GitLab, Slack,
+/// AWS, Google (API keys and `OAuth` access tokens), Hugging Face, npm,
+/// `PyPI`, `SendGrid`, `DigitalOcean`, Shopify, `HashiCorp` Vault, Atlassian,
+/// Databricks, Square.
 pub const DEFAULT_PREFIXES: [&str; 38] = [
     "sk-",
     "sk_live_",
