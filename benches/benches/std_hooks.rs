@@ -153,8 +153,14 @@ fn shell(c: &mut Criterion) {
     let bash = hooks.tool("Bash");
     for (name, command) in [
         ("plain command, no match", "cargo test --workspace"),
-        ("compound command, no match", "cd repo && cargo test 2>&1 | tail -n 20"),
-        ("compound command, denied", "cd repo && git push --force origin main"),
+        (
+            "compound command, no match",
+            "cd repo && cargo test 2>&1 | tail -n 20",
+        ),
+        (
+            "compound command, denied",
+            "cd repo && git push --force origin main",
+        ),
     ] {
         let mut ctx = PreToolUse::new(&session, "Bash", json!({ "command": command }));
         group.bench_function(name, |b| {

@@ -16,14 +16,12 @@ use hooks_std::approval::{
 
 hooks_core::link!(hooks_std);
 
+#[path = "support/approvals.rs"]
+mod support;
+use support::{fresh_database, gated, runtime};
+
 fn database(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hooks-std-approval-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
-    path
+    fresh_database("approval", name)
 }
 
 fn config(name: &str) -> Approvals {
@@ -37,20 +35,7 @@ fn config(name: &str) -> Approvals {
 }
 
 fn hooks(gate: ApprovalGate) -> Hooks {
-    Hooks::builder()
-        .only(["hooks_std::approval::gate"])
-        .state(gate.policy().clone())
-        .approver(gate)
-        .build()
-        .unwrap()
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
+    gated(gate, &[])
 }
 
 fn pay(session: &Session, amount: u64) -> PreToolUse {

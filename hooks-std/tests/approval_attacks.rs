@@ -18,14 +18,12 @@ use hooks_std::redact::{DEFAULT_KEYS, DEFAULT_PREFIXES};
 
 hooks_core::link!(hooks_std);
 
+#[path = "support/approvals.rs"]
+mod support;
+use support::{fresh_database, gated as hooks, runtime};
+
 fn database(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hooks-std-attacks-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
-    path
+    fresh_database("attacks", name)
 }
 
 fn config(name: &str) -> Approvals {
@@ -36,25 +34,6 @@ fn config(name: &str) -> Approvals {
         poll_interval: Duration::from_millis(10),
         ..Approvals::default()
     }
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
-fn hooks(gate: ApprovalGate, also: &[&str]) -> Hooks {
-    let mut names = vec!["hooks_std::approval::gate"];
-    names.extend(also);
-    Hooks::builder()
-        .only(names)
-        .state(gate.policy().clone())
-        .approver(gate)
-        .build()
-        .unwrap()
 }
 
 /// Every stored request, whatever its status.

@@ -414,7 +414,10 @@ mod tests {
             // (a shard may have just reached its next sweep size: equal is fine).
             assert!(buckets > SWEEP_ABOVE, "{buckets}");
             assert!(sweep_at >= buckets, "{sweep_at} < {buckets}");
-            assert!(sweep_at >= 2 * SWEEP_ABOVE, "{sweep_at}: the size doubled past the first sweep");
+            assert!(
+                sweep_at >= 2 * SWEEP_ABOVE,
+                "{sweep_at}: the size doubled past the first sweep"
+            );
         }
         // An hour on, every bucket is idle: the next sweep drops them.
         let later = now + Duration::from_secs(3_601);
