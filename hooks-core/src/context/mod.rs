@@ -11,6 +11,7 @@
 //! is generated here from the event table. Each context has a `session` and a
 //! `trail` field.
 
+mod fingerprint;
 mod model;
 mod prompt;
 mod session;
@@ -64,9 +65,46 @@ macro_rules! common {
             pub(crate) fn trail_mut(&mut self) -> &mut Trail {
                 &mut self.trail
             }
+
+            /// Records a rewrite for each field the hook that just ran
+            /// borrowed mutably and changed.
+            pub(crate) fn settle_touched(&mut self) {
+                if !self.trail.has_touched() {
+                    return;
+                }
+                for (field, before) in self.trail.take_touched() {
+                    if Rewritable::fingerprint_of(self, field) != before {
+                        self.trail.record_rewrite(field);
+                    }
+                }
+            }
         }
         injectable!($inject, $kind);
     )*};
+}
+
+/// The fields of a context that hooks may rewrite, by the names rewrites
+/// carry: how [`settle_touched`](PreToolUse::settle_touched) tells whether
+/// a field changed.
+pub(crate) trait Rewritable {
+    /// The fingerprint of `field` as it is now (0 for a field it does not have).
+    fn fingerprint_of(&self, _field: &'static str) -> u64 {
+        0
+    }
+}
+
+/// Notes that the running hook borrows `field` mutably, with its fingerprint
+/// before; taken once per hook and field.
+#[inline]
+pub(crate) fn touch<F: fingerprint::Fingerprint>(
+    trail: &mut Trail,
+    field: &'static str,
+    value: &F,
+) {
+    if trail.first_touch(field) {
+        let before = value.fingerprint();
+        trail.touch(field, before);
+    }
 }
 
 /// Adds `inject` and `injected` to a context whose event may inject context.

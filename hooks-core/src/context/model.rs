@@ -3,7 +3,8 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::Trail;
+use super::fingerprint::Fingerprint;
+use super::{Rewritable, Trail};
 use crate::session::Session;
 
 /// The context of `#[pre_model_request]` hooks: a request to the model is about to go out.
@@ -57,14 +58,20 @@ impl PreModelRequest {
     /// Keeps only the offered tools that are also in `tools` (intersects with
     /// earlier include-lists).
     pub fn include_tools(&mut self, tools: &[&str]) {
-        self.trail.record_rewrite("tools");
+        let before = self.tools.len();
         self.tools.retain(|tool| tools.contains(&&**tool));
+        if self.tools.len() != before {
+            self.trail.record_rewrite("tools");
+        }
     }
 
     /// Withdraws `tools` from the offer (unions with earlier exclude-lists).
     pub fn exclude_tools(&mut self, tools: &[&str]) {
-        self.trail.record_rewrite("tools");
+        let before = self.tools.len();
         self.tools.retain(|tool| !tools.contains(&&**tool));
+        if self.tools.len() != before {
+            self.trail.record_rewrite("tools");
+        }
     }
 
     /// The request parameters.
@@ -72,9 +79,19 @@ impl PreModelRequest {
         &self.params
     }
 
-    /// The request parameters, to rewrite; the rewrite is recorded under this hook's name.
+    /// The request parameters, to rewrite. If the hook changes them, the
+    /// rewrite is recorded under its name when it returns.
     pub fn params_mut(&mut self) -> &mut Value {
-        self.trail.record_rewrite("params");
+        super::touch(&mut self.trail, "params", &self.params);
         &mut self.params
+    }
+}
+
+impl Rewritable for PreModelRequest {
+    fn fingerprint_of(&self, field: &'static str) -> u64 {
+        match field {
+            "params" => self.params.fingerprint(),
+            _ => 0,
+        }
     }
 }

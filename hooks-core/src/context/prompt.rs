@@ -1,6 +1,7 @@
 use serde::Serialize;
 
-use super::Trail;
+use super::fingerprint::Fingerprint;
+use super::{Rewritable, Trail};
 use crate::session::Session;
 
 /// The context of `#[user_prompt_submit]` hooks: the user submitted a prompt.
@@ -30,14 +31,24 @@ impl UserPromptSubmit {
         &self.prompt
     }
 
-    /// The prompt, to rewrite; the rewrite is recorded under this hook's name.
+    /// The prompt, to rewrite. If the hook changes it, the rewrite is
+    /// recorded under its name when it returns.
     pub fn prompt_mut(&mut self) -> &mut String {
-        self.trail.record_rewrite("prompt");
+        super::touch(&mut self.trail, "prompt", &self.prompt);
         &mut self.prompt
     }
 
     /// The final prompt.
     pub fn into_prompt(self) -> String {
         self.prompt
+    }
+}
+
+impl Rewritable for UserPromptSubmit {
+    fn fingerprint_of(&self, field: &'static str) -> u64 {
+        match field {
+            "prompt" => self.prompt.fingerprint(),
+            _ => 0,
+        }
     }
 }

@@ -68,3 +68,6 @@ impl SessionEnd {
         &self.reason
     }
 }
+
+impl super::Rewritable for SessionStart {}
+impl super::Rewritable for SessionEnd {}

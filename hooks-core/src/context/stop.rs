@@ -55,3 +55,5 @@ impl Stop {
         self.stop_hook_active
     }
 }
+
+impl super::Rewritable for Stop {}

@@ -4,7 +4,8 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{Rewrite, Trail};
+use super::fingerprint::Fingerprint;
+use super::{Rewritable, Rewrite, Trail};
 use crate::matcher::ToolCall;
 use crate::session::Session;
 use crate::verdict::ApprovalRecord;
@@ -45,9 +46,10 @@ impl PreToolUse {
         &self.args
     }
 
-    /// The arguments, to rewrite; the rewrite is recorded under this hook's name.
+    /// The arguments, to rewrite. If the hook changes them, the rewrite is
+    /// recorded under its name when it returns.
     pub fn args_mut(&mut self) -> &mut Value {
-        self.trail.record_rewrite("args");
+        super::touch(&mut self.trail, "args", &self.args);
         &mut self.args
     }
 
@@ -197,9 +199,10 @@ impl PostToolUse {
         self.result.as_ref().map_err(String::as_str)
     }
 
-    /// The result, to rewrite; the rewrite is recorded under this hook's name.
+    /// The result, to rewrite. If the hook changes it, the rewrite is
+    /// recorded under its name when it returns.
     pub fn result_mut(&mut self) -> &mut Result<Value, String> {
-        self.trail.record_rewrite("result");
+        super::touch(&mut self.trail, "result", &self.result);
         &mut self.result
     }
 
@@ -214,5 +217,23 @@ impl PostToolUse {
     /// The final result, for the model.
     pub fn into_result(self) -> Result<Value, String> {
         self.result
+    }
+}
+
+impl Rewritable for PreToolUse {
+    fn fingerprint_of(&self, field: &'static str) -> u64 {
+        match field {
+            "args" => self.args.fingerprint(),
+            _ => 0,
+        }
+    }
+}
+
+impl Rewritable for PostToolUse {
+    fn fingerprint_of(&self, field: &'static str) -> u64 {
+        match field {
+            "result" => self.result.fingerprint(),
+            _ => 0,
+        }
     }
 }

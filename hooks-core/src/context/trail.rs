@@ -13,7 +13,8 @@ use crate::verdict::{ApprovalRecord, Denial};
 /// The default budget for context injected by all hooks of one event: 10 KiB.
 pub const DEFAULT_INJECTION_BUDGET: usize = 10 * 1024;
 
-/// One rewrite: a hook asked for mutable access to a field.
+/// One rewrite: a hook changed a field (borrowing it mutably and leaving it
+/// as it was is not a rewrite).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Rewrite {
     /// The hook that rewrote.
@@ -155,6 +156,9 @@ pub struct Trail {
     approvals: Vec<ApprovalRecord>,
     /// How the chain ended, while observers run.
     denial: Option<Denial>,
+    /// Fields the running hook borrowed mutably, with their fingerprint
+    /// before: settled into rewrites (if changed) when the hook is done.
+    touched: SmallVec<[(&'static str, u64); 2]>,
 }
 
 impl Trail {
@@ -182,6 +186,28 @@ impl Trail {
 
     pub(crate) fn set_budget(&mut self, budget: usize) {
         self.injected.set_budget(budget);
+    }
+
+    /// Whether `field` is borrowed mutably for the first time by the running
+    /// hook (only then is its fingerprint taken). Outside a hook, changes are
+    /// the integration's own and are not recorded.
+    pub(crate) fn first_touch(&self, field: &'static str) -> bool {
+        self.current.is_some() && !self.touched.iter().any(|(touched, _)| *touched == field)
+    }
+
+    /// Notes that the running hook borrowed `field`, which hashed to `before`.
+    pub(crate) fn touch(&mut self, field: &'static str, before: u64) {
+        self.touched.push((field, before));
+    }
+
+    /// The fields the running hook borrowed, cleared: their fingerprints before.
+    pub(crate) fn take_touched(&mut self) -> SmallVec<[(&'static str, u64); 2]> {
+        std::mem::take(&mut self.touched)
+    }
+
+    #[inline]
+    pub(crate) fn has_touched(&self) -> bool {
+        !self.touched.is_empty()
     }
 
     pub(crate) fn record_rewrite(&mut self, field: &'static str) {

@@ -135,6 +135,8 @@ pub(crate) fn rewriter(trail: &Trail, since: usize) -> HookName {
 #[cold]
 #[inline(never)]
 pub(crate) fn unbound<C: Event>(ctx: &mut C) -> Option<Denial> {
+    // The last hook's changes, recorded, so the rewrite is named.
+    ctx.__settle();
     let args = ctx.__tool_call()?.args().clone();
     let trail = ctx.__trail();
     let approved = trail.approvals().iter().find(|record| {

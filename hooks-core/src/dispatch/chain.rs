@@ -130,7 +130,7 @@ fn stretch<'t, C: Event>(
         }
         let verdict = match &entry.runner {
             Runner::Decide(hook) => {
-                ctx.__trail().enter(&entry.meta.name);
+                ctx.__enter(&entry.meta.name);
                 *running = Some(entry);
                 match hook(ctx) {
                     Decision::Continue => continue,
@@ -138,19 +138,19 @@ fn stretch<'t, C: Event>(
                 }
             }
             Runner::Unit(hook) => {
-                ctx.__trail().enter(&entry.meta.name);
+                ctx.__enter(&entry.meta.name);
                 *running = Some(entry);
                 hook(ctx);
                 continue;
             }
             Runner::Plain(hook) => {
-                ctx.__trail().enter(&entry.meta.name);
+                ctx.__enter(&entry.meta.name);
                 *running = Some(entry);
                 hook(ctx, &entry.state)
             }
             // A closure added with `Hook::new` always answers at once.
             Runner::Runtime(hook) if entry.meta.shape == Shape::Sync => {
-                ctx.__trail().enter(&entry.meta.name);
+                ctx.__enter(&entry.meta.name);
                 *running = Some(entry);
                 match hook.run(ctx, &entry.state) {
                     HookCall::Ready(verdict) => verdict,

@@ -107,7 +107,7 @@ impl<C: Event> Future for Dispatch<'_, C> {
             let stretch = sync_stretch(&mut chain, ctx, false);
             if matches!(stretch, Stretch::Done) && !observed && ctx.__trail().approvals().is_empty()
             {
-                ctx.__trail().leave();
+                ctx.__leave();
                 return Poll::Ready(Outcome::Continue);
             }
             Walk::new(hooks, chain, all, traced, observed).go_on(stretch, ctx)
@@ -199,7 +199,7 @@ impl<'a, C: Event> Walk<'a, C> {
                 let Some(entry) = self.chain.next_observer(ctx) else {
                     return Step::Finish(finish(ctx));
                 };
-                ctx.__trail().enter(&entry.meta.name);
+                ctx.__enter(&entry.meta.name);
                 let verdict = match &entry.runner {
                     Runner::Observe(hook) => catch(|| hook(ctx)).map(|()| Decision::Continue),
                     Runner::Unit(hook) => catch(|| hook(ctx)).map(|()| Decision::Continue),
@@ -251,7 +251,7 @@ impl<'a, C: Event> Walk<'a, C> {
             Stretch::Done => self.decided(ctx, None),
             Stretch::Stopped(entry, verdict) => self.on_verdict(entry, verdict, ctx),
             Stretch::Slow(entry) => {
-                ctx.__trail().enter(&entry.meta.name);
+                ctx.__enter(&entry.meta.name);
                 match &entry.runner {
                     Runner::Started(hook) => match hook(ctx, &entry.state) {
                         Started::Ready(verdict, ctx) => self.on_verdict(entry, verdict, ctx),
@@ -310,7 +310,7 @@ impl<'a, C: Event> Walk<'a, C> {
             denial => denial,
         };
         if !self.observed {
-            ctx.__trail().leave();
+            ctx.__leave();
             return Some(denial.map_or(Outcome::Continue, Outcome::Denied));
         }
         ctx.__trail().set_denial(denial);
@@ -336,7 +336,7 @@ impl<'a, C: Event> Walk<'a, C> {
             }
         }
         while let Some(entry) = self.chain.next_observer(ctx) {
-            ctx.__trail().enter(&entry.meta.name);
+            ctx.__enter(&entry.meta.name);
             let verdict = run(entry, ctx, self.traced).await;
             record(entry, ctx, verdict);
         }
@@ -362,7 +362,7 @@ impl<'a, C: Event> Walk<'a, C> {
                     Stretch::Done => break,
                     Stretch::Stopped(entry, verdict) => (entry, verdict),
                     Stretch::Slow(entry) => {
-                        ctx.__trail().enter(&entry.meta.name);
+                        ctx.__enter(&entry.meta.name);
                         (entry, run(entry, ctx, self.traced).await)
                     }
                 },
@@ -374,7 +374,7 @@ impl<'a, C: Event> Walk<'a, C> {
                 Settled::Ask(approval) => first = Some(First::Ask(entry, approval)),
             }
         }
-        ctx.__trail().leave();
+        ctx.__leave();
         for pending in asks {
             if let Some(denial) = pending.put(self.hooks.approver(), ctx).await {
                 return Some(denial);
@@ -437,7 +437,7 @@ fn walk_on<C: Event>(walking: Walking<'_, C>) -> Step<'_, C> {
 
 /// Ends a dispatch that ran observers: the denial they saw is the outcome.
 fn finish<C: Event>(ctx: &mut C) -> Outcome {
-    ctx.__trail().leave();
+    ctx.__leave();
     ctx.__trail()
         .take_denial()
         .map_or(Outcome::Continue, Outcome::Denied)

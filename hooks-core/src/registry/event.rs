@@ -43,6 +43,23 @@ pub trait Event: Serialize + Send + Sync + Sized + 'static + sealed::Sealed {
     fn __table_mut(tables: &mut Tables) -> &mut Table<Self>;
     #[doc(hidden)]
     fn __trail(&mut self) -> &mut Trail;
+    /// Records the rewrites of the hook that just ran (fields it changed).
+    #[doc(hidden)]
+    fn __settle(&mut self);
+    /// `hook` starts running: what the previous one changed is recorded first.
+    #[doc(hidden)]
+    #[inline]
+    fn __enter(&mut self, hook: &crate::name::HookName) {
+        self.__settle();
+        self.__trail().enter(hook);
+    }
+    /// No hook is running any more.
+    #[doc(hidden)]
+    #[inline]
+    fn __leave(&mut self) {
+        self.__settle();
+        self.__trail().leave();
+    }
     #[doc(hidden)]
     fn __tool_call(&self) -> Option<ToolCall<'_>> {
         None
@@ -103,6 +120,11 @@ macro_rules! events {
             #[inline]
             fn __trail(&mut self) -> &mut Trail {
                 self.trail_mut()
+            }
+
+            #[inline]
+            fn __settle(&mut self) {
+                self.settle_touched();
             }
 
             tool_call!($tool);
