@@ -74,7 +74,7 @@ pub(crate) fn parse(file: &Arc<str>, text: &str, problems: &mut Problems) -> Vec
         let event_line = lines.find(&event_name).unwrap_or(1);
         let Ok(event) = parse_event(&event_name) else {
             problems.push(file, event_line, None, format!(
-                "`{event_name}` hooks have no counterpart here (events: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop, SessionEnd); remove them from this file or keep them in one only Claude Code reads"
+                "`{event_name}` hooks have no counterpart here (events: SessionStart, UserPromptSubmit, PreModelRequest, PostModelResponse, PreToolUse, PostToolUse, PostToolUseFailure, SubagentStart, SubagentStop, PreCompact, Stop, SessionEnd); remove them from this file or keep them in one only Claude Code reads"
             ));
             continue;
         };
@@ -136,6 +136,7 @@ pub(crate) fn parse(file: &Arc<str>, text: &str, problems: &mut Problems) -> Vec
                     priority: 0,
                     group: None,
                     on_error: None,
+                    shadow: false,
                     timeout,
                     mode,
                     file: Arc::clone(file),

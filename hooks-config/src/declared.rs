@@ -5,8 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hooks_core::{
-    EventKind, Hook, HooksBuilder, OnError, PostToolUse, PreModelRequest, PreToolUse, SessionEnd,
-    SessionStart, Stop, ToolEvent, UserPromptSubmit,
+    EventKind, Hook, HooksBuilder, OnError, PostModelResponse, PostToolUse, PostToolUseFailure,
+    PreCompact, PreModelRequest, PreToolUse, SessionEnd, SessionStart, Stop, SubagentStart,
+    SubagentStop, ToolEvent, UserPromptSubmit,
 };
 
 use crate::command::CommandHook;
@@ -29,6 +30,8 @@ pub(crate) struct Declared {
     pub(crate) priority: i32,
     pub(crate) group: Option<String>,
     pub(crate) on_error: Option<OnError>,
+    /// Runs, and records what it would have decided, without enforcing it.
+    pub(crate) shadow: bool,
     pub(crate) timeout: Duration,
     pub(crate) mode: Mode,
     pub(crate) file: Arc<str>,
@@ -76,6 +79,13 @@ impl Declared {
             EventKind::PreModelRequest => builder.hook(self.hook::<PreModelRequest>(runner)),
             EventKind::PreToolUse => builder.hook(self.matching(self.hook::<PreToolUse>(runner))),
             EventKind::PostToolUse => builder.hook(self.matching(self.hook::<PostToolUse>(runner))),
+            EventKind::PostToolUseFailure => {
+                builder.hook(self.matching(self.hook::<PostToolUseFailure>(runner)))
+            }
+            EventKind::PostModelResponse => builder.hook(self.hook::<PostModelResponse>(runner)),
+            EventKind::SubagentStart => builder.hook(self.hook::<SubagentStart>(runner)),
+            EventKind::SubagentStop => builder.hook(self.hook::<SubagentStop>(runner)),
+            EventKind::PreCompact => builder.hook(self.hook::<PreCompact>(runner)),
             EventKind::Stop => builder.hook(self.hook::<Stop>(runner)),
             EventKind::SessionEnd => builder.hook(self.hook::<SessionEnd>(runner)),
         }
@@ -106,6 +116,9 @@ impl Declared {
         }
         if let Some(on_error) = self.on_error {
             hook = hook.on_error(on_error);
+        }
+        if self.shadow {
+            hook = hook.shadow();
         }
         hook
     }

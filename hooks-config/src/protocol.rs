@@ -2,19 +2,21 @@
 //! shown (the event as JSON) and what its answer means.
 //!
 //! Input: `session_id`, `cwd`, `hook_event_name`, and the event's fields
-//! (`tool_name`, `tool_input`, `tool_response`, `prompt`, `stop_hook_active`,
-//! `source`, `reason`), plus ours (`agent_id`, `user_id`, `metadata`).
+//! (`tool_name`, `tool_input`, `tool_use_id`, `tool_response`, `error`,
+//! `prompt`, `stop_hook_active`, `source`, `reason`, `trigger`), plus ours (`agent_id`, `user_id`, `metadata`).
 //!
 //! Output, as JSON: `continue: false` with `stopReason`; `decision: "block"`
 //! with `reason`; `hookSpecificOutput.permissionDecision` (`allow`, `deny`,
 //! `ask`) with `permissionDecisionReason`; `hookSpecificOutput.updatedInput`;
-//! `hookSpecificOutput.additionalContext`. Plain text on a prompt or session
-//! start is context for the model.
+//! `hookSpecificOutput.additionalContext`; `systemMessage`, shown to the
+//! person (a warning in the outcome's messages), not the model. Plain text
+//! on a prompt or session start is context for the model.
 
 use hooks_core::context::ToolCall;
 use hooks_core::{
-    Approval, Decision, Event, HookError, PostToolUse, PreModelRequest, PreToolUse, SessionEnd,
-    SessionStart, Stop, UserPromptSubmit, Value, Verdict, json,
+    Approval, Decision, Event, HookError, MessageLevel, PostModelResponse, PostToolUse,
+    PostToolUseFailure, PreCompact, PreModelRequest, PreToolUse, SessionEnd, SessionStart, Stop,
+    SubagentStart, SubagentStop, UserPromptSubmit, Value, Verdict, json,
 };
 use serde::Deserialize;
 use serde_json::Map;
@@ -85,6 +87,8 @@ pub struct Reply {
     pub updated_input: Option<Value>,
     /// Context for the model.
     pub context: Option<String>,
+    /// A message for the person, not the model (`systemMessage`).
+    pub message: Option<String>,
 }
 
 /// The JSON a hook may print (exit 0) or return (HTTP 2xx). Unknown fields are ignored.
@@ -96,6 +100,7 @@ struct HookJson {
     stop_reason: Option<String>,
     decision: Option<String>,
     reason: Option<String>,
+    system_message: Option<String>,
     hook_specific_output: Option<Specific>,
 }
 
@@ -135,7 +140,10 @@ pub(crate) fn parse_output(text: &str) -> Result<Reply, HookError> {
     let output: HookJson = crate::strict_json::from_str(text).map_err(|error| {
         HookError::failed(format!("its output is not valid hook JSON ({error})"))
     })?;
-    let mut reply = Reply::default();
+    let mut reply = Reply {
+        message: output.system_message,
+        ..Reply::default()
+    };
     if output.keep_going == Some(false) {
         reply.block = Some(
             output
@@ -199,10 +207,13 @@ impl ProtocolEvent for PreToolUse {
     const NAME: &'static str = "PreToolUse";
 
     fn fields(&self) -> Map<String, Value> {
-        tool_fields(ToolCall::new(self.tool(), self.args()))
+        tool_fields(ToolCall::new(self.tool(), self.args()).with_call_id(self.call_id()))
     }
 
     fn apply(&mut self, mut reply: Reply) -> Verdict {
+        if let Some(message) = reply.message.take() {
+            self.user_message(MessageLevel::Warning, message);
+        }
         if let Some(input) = reply.updated_input.take() {
             if !input.is_object() {
                 return Err(HookError::failed(
@@ -222,7 +233,8 @@ impl ProtocolEvent for PostToolUse {
     const NAME: &'static str = "PostToolUse";
 
     fn fields(&self) -> Map<String, Value> {
-        let mut fields = tool_fields(ToolCall::new(self.tool(), self.args()));
+        let mut fields =
+            tool_fields(ToolCall::new(self.tool(), self.args()).with_call_id(self.call_id()));
         let response = match self.result() {
             Ok(result) => result.clone(),
             Err(error) => json!({"error": error}),
@@ -232,11 +244,132 @@ impl ProtocolEvent for PostToolUse {
     }
 
     fn apply(&mut self, reply: Reply) -> Verdict {
+        if let Some(message) = reply.message {
+            self.user_message(MessageLevel::Warning, message);
+        }
         // The tool already ran: a block's reason is told to the model instead.
         for text in [reply.context, reply.block].into_iter().flatten() {
             self.inject(text);
         }
         Ok(Decision::Continue)
+    }
+}
+
+impl ProtocolEvent for PostToolUseFailure {
+    const NAME: &'static str = "PostToolUseFailure";
+
+    fn fields(&self) -> Map<String, Value> {
+        let mut fields =
+            tool_fields(ToolCall::new(self.tool(), self.args()).with_call_id(self.call_id()));
+        fields.insert("error".into(), json!(self.error().message()));
+        fields.insert("is_interrupt".into(), json!(false));
+        fields
+    }
+
+    fn apply(&mut self, reply: Reply) -> Verdict {
+        if let Some(message) = reply.message {
+            self.user_message(MessageLevel::Warning, message);
+        }
+        // The tool already failed: a block's reason is told to the model instead.
+        for text in [reply.context, reply.block].into_iter().flatten() {
+            self.inject(text);
+        }
+        Ok(Decision::Continue)
+    }
+}
+
+impl ProtocolEvent for PostModelResponse {
+    const NAME: &'static str = "PostModelResponse";
+
+    fn fields(&self) -> Map<String, Value> {
+        Map::from_iter([
+            ("response_text".into(), json!(self.text())),
+            ("tool_calls".into(), json!(self.tool_calls())),
+        ])
+    }
+
+    fn apply(&mut self, mut reply: Reply) -> Verdict {
+        if let Some(message) = reply.message.take() {
+            self.user_message(MessageLevel::Warning, message);
+        }
+        if let Some(context) = reply.context.take() {
+            self.inject(context);
+        }
+        Ok(decide(reply))
+    }
+}
+
+impl ProtocolEvent for SubagentStart {
+    const NAME: &'static str = "SubagentStart";
+
+    fn fields(&self) -> Map<String, Value> {
+        let mut fields = Map::from_iter([
+            ("subagent_id".into(), json!(self.subagent_id())),
+            ("prompt".into(), json!(self.prompt())),
+        ]);
+        if let Some(agent_type) = self.agent_type() {
+            fields.insert("agent_type".into(), json!(agent_type));
+        }
+        fields
+    }
+
+    fn apply(&mut self, mut reply: Reply) -> Verdict {
+        if let Some(message) = reply.message.take() {
+            self.user_message(MessageLevel::Warning, message);
+        }
+        if let Some(context) = reply.context.take() {
+            self.inject(context);
+        }
+        Ok(decide(reply))
+    }
+}
+
+impl ProtocolEvent for SubagentStop {
+    const NAME: &'static str = "SubagentStop";
+
+    fn fields(&self) -> Map<String, Value> {
+        let mut fields =
+            Map::from_iter([("stop_hook_active".into(), json!(self.stop_hook_active()))]);
+        if let Some(message) = self.last_message() {
+            fields.insert("last_assistant_message".into(), json!(message));
+        }
+        fields
+    }
+
+    fn apply(&mut self, mut reply: Reply) -> Verdict {
+        if let Some(message) = reply.message.take() {
+            self.user_message(MessageLevel::Warning, message);
+        }
+        if let Some(context) = reply.context.take() {
+            self.inject(context);
+        }
+        reply.ask = None;
+        Ok(decide(reply))
+    }
+}
+
+impl ProtocolEvent for PreCompact {
+    const NAME: &'static str = "PreCompact";
+
+    fn fields(&self) -> Map<String, Value> {
+        Map::from_iter([
+            ("trigger".into(), json!(self.trigger())),
+            (
+                "custom_instructions".into(),
+                json!(self.custom_instructions().unwrap_or_default()),
+            ),
+        ])
+    }
+
+    fn apply(&mut self, mut reply: Reply) -> Verdict {
+        if let Some(message) = reply.message.take() {
+            self.user_message(MessageLevel::Warning, message);
+        }
+        if let Some(context) = reply.context.take() {
+            self.inject(context);
+        }
+        // Passed on even where the event cannot block: the dispatcher logs it.
+        Ok(decide(reply))
     }
 }
 
@@ -248,6 +381,9 @@ impl ProtocolEvent for UserPromptSubmit {
     }
 
     fn apply(&mut self, mut reply: Reply) -> Verdict {
+        if let Some(message) = reply.message.take() {
+            self.user_message(MessageLevel::Warning, message);
+        }
         if let Some(context) = reply.context.take() {
             self.inject(context);
         }
@@ -268,6 +404,9 @@ impl ProtocolEvent for Stop {
     }
 
     fn apply(&mut self, mut reply: Reply) -> Verdict {
+        if let Some(message) = reply.message.take() {
+            self.user_message(MessageLevel::Warning, message);
+        }
         if let Some(context) = reply.context.take() {
             self.inject(context);
         }
@@ -284,6 +423,9 @@ impl ProtocolEvent for SessionStart {
     }
 
     fn apply(&mut self, mut reply: Reply) -> Verdict {
+        if let Some(message) = reply.message.take() {
+            self.user_message(MessageLevel::Warning, message);
+        }
         if let Some(context) = reply.context.take() {
             self.inject(context);
         }
@@ -300,7 +442,10 @@ impl ProtocolEvent for SessionEnd {
         Map::from_iter([("reason".into(), json!(self.reason()))])
     }
 
-    fn apply(&mut self, reply: Reply) -> Verdict {
+    fn apply(&mut self, mut reply: Reply) -> Verdict {
+        if let Some(message) = reply.message.take() {
+            self.user_message(MessageLevel::Warning, message);
+        }
         // Nothing to inject into at the end; a block is still passed on.
         Ok(decide(reply))
     }
@@ -317,6 +462,9 @@ impl ProtocolEvent for PreModelRequest {
     }
 
     fn apply(&mut self, mut reply: Reply) -> Verdict {
+        if let Some(message) = reply.message.take() {
+            self.user_message(MessageLevel::Warning, message);
+        }
         if let Some(context) = reply.context.take() {
             self.inject(context);
         }
@@ -327,10 +475,14 @@ impl ProtocolEvent for PreModelRequest {
 }
 
 fn tool_fields(call: ToolCall<'_>) -> Map<String, Value> {
-    Map::from_iter([
+    let mut fields = Map::from_iter([
         ("tool_name".into(), json!(call.tool())),
         ("tool_input".into(), call.args().clone()),
-    ])
+    ]);
+    if let Some(id) = call.call_id() {
+        fields.insert("tool_use_id".into(), json!(id));
+    }
+    fields
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 //! timeout = "5s"
 //! priority = -10
 //! on_error = "deny"
+//! shadow = true                      # record what it would decide; do not enforce it
 //!
 //! [[hooks]]
 //! event = "post_tool_use"
@@ -72,6 +73,8 @@ struct HookEntry {
     group: Option<String>,
     timeout: Option<String>,
     on_error: Option<String>,
+    #[serde(default)]
+    shadow: bool,
     command: Option<CommandLine>,
     #[serde(default)]
     shell: bool,
@@ -214,7 +217,7 @@ fn declare(entry: HookEntry, name: &str, policy: &AddressPolicy) -> Result<Decla
     if let Some(pattern) = &entry.matches {
         if event.is_some_and(|event| !event.has_tool()) {
             errors.push(format!(
-                "`matches` only applies to tool events (pre_tool_use, post_tool_use), not {}",
+                "`matches` only applies to tool events (pre_tool_use, post_tool_use, post_tool_use_failure), not {}",
                 entry.event
             ));
         } else if let Err(error) = Matcher::parse(pattern) {
@@ -277,6 +280,7 @@ fn declare(entry: HookEntry, name: &str, policy: &AddressPolicy) -> Result<Decla
             priority: entry.priority,
             group: entry.group,
             on_error,
+            shadow: entry.shadow,
             timeout,
             mode,
             file: Arc::from(""),

@@ -360,3 +360,52 @@ fn a_block_on_an_event_that_cannot_block_is_logged_not_lost() {
         "{logs}"
     );
 }
+
+#[tokio::test]
+async fn a_shadow_command_hook_records_its_block_without_enforcing_it() {
+    let hooks = hooks_with(&script("block.sh"), "shadow = true");
+    let outcome = hooks
+        .dispatch(&mut call("Bash", json!({"command": "ls"})))
+        .await;
+    assert!(outcome.is_continue(), "a shadow hook enforces nothing");
+    let shadowed = &outcome.shadowed()[0];
+    assert_eq!(shadowed.hook, "under_test");
+    assert_eq!(
+        shadowed.would,
+        hooks_core::Would::Deny {
+            reason: "blocked by policy: ask an operator".into(),
+            kind: "denied".into()
+        }
+    );
+}
+
+#[tokio::test]
+async fn the_script_sees_the_tool_use_id_and_its_system_message_reaches_the_person() {
+    // The script echoes the id it was given back as a message for the person.
+    let script = r#"["python3", "-c", "import json,sys; i=json.load(sys.stdin); print(json.dumps({'systemMessage': 'checked ' + i['tool_use_id']}))"]"#;
+    let hooks = hooks_with(script, "");
+    let mut ctx = call("Bash", json!({"command": "ls"})).with_call_id("toolu_01");
+    let outcome = hooks.dispatch(&mut ctx).await;
+    assert!(outcome.is_continue());
+    assert_eq!(outcome.messages()[0].text, "checked toolu_01");
+    assert_eq!(outcome.messages()[0].level, MessageLevel::Warning);
+}
+
+#[tokio::test]
+async fn the_new_events_reach_scripts_under_their_claude_code_names() {
+    let text = r#"
+[[hooks]]
+event = "PostToolUseFailure"
+name = "names_the_event"
+command = ["python3", "-c", "import json,sys; i=json.load(sys.stdin); print(i['hook_event_name'] + ': ' + i['error'])"]
+"#;
+    let hooks = dispatcher(hooks_config::parse("test.toml", text, false).unwrap());
+    let mut ctx = PostToolUseFailure::new(
+        &Session::new("s"),
+        "sql_query",
+        json!({}),
+        ToolError::new("timeout"),
+    );
+    let _ = hooks.dispatch(&mut ctx).await;
+    assert_eq!(ctx.injected().text(), "PostToolUseFailure: timeout");
+}

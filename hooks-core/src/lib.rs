@@ -97,14 +97,15 @@ mod verdict;
 #[path = "private.rs"]
 pub mod __private;
 
-pub use context::ToolCall;
-pub use dispatch::{ToolHandle, ToolRun};
+pub use context::{CompactTrigger, Injection, RequestedCall, Role, ToolCall, ToolError};
+pub use dispatch::{RunError, ToolHandle, ToolRun};
 pub use event::{EventKind, OnError};
 pub use matcher::{Matcher, PatternError};
 pub use name::HookName;
 pub use registry::{
-    BuildError, BuildProblem, Description, Event, Hook, HookCall, HookClosure, HookInfo, Hooks,
-    HooksBuilder, ObserverClosure, Origin, RuntimeHook, StateValue, ToolEvent,
+    BuildError, BuildProblem, DEFAULT_STOP_DENIAL_CAP, Description, Event, Hook, HookCall,
+    HookClosure, HookInfo, Hooks, HooksBuilder, ObserverClosure, Origin, RuntimeHook, StateValue,
+    ToolEvent, ToolHook, ToolHooks,
 };
 pub use serde_json::{Value, json};
 pub use session::Session;
@@ -118,8 +119,9 @@ hooks_events::for_each_event!(contexts);
 
 pub use verdict::{
     Approval, ApprovalAnswer, ApprovalOutcome, ApprovalRecord, ApprovalRequest, Approver,
-    BoxFuture, Decision, Deferred, Denial, DenialCause, HookError, HookOutput, ObserverOutput,
-    Outcome, Verdict, printable,
+    BoxFuture, Decision, Deferred, Denial, DenialCause, DenyDetails, HookError, HookOutput,
+    MessageLevel, Notes, ObserverOutput, Outcome, Refusal, Shadowed, StopCapped, UserMessage,
+    Verdict, Warning, Would, printable,
 };
 
 #[cfg(feature = "macros")]
@@ -152,8 +154,9 @@ pub mod prelude {
     #[cfg(feature = "macros")]
     pub use crate::macros::*;
     pub use crate::{
-        Approval, ApprovalAnswer, Decision, Deferred, Hook, Hooks, OnError, Outcome, Session,
-        ToolHandle, ToolRun, Value, json,
+        Approval, ApprovalAnswer, CompactTrigger, Decision, Deferred, Hook, Hooks, Injection,
+        MessageLevel, OnError, Outcome, RequestedCall, Session, ToolError, ToolHandle, ToolRun,
+        Value, json,
     };
 
     macro_rules! contexts {

@@ -55,6 +55,12 @@ pub fn observed_context<E, C: ContextOf<E> + ?Sized>(ctx: &mut E) -> &C {
     C::cast(ctx)
 }
 
+/// A guard's view of its context: shared, so it cannot change the call.
+#[inline]
+pub fn guarded_context<E, C: ContextOf<E> + ?Sized>(ctx: &mut E) -> &C {
+    C::cast(ctx)
+}
+
 /// Reads a hook's `index`th state value, spanned on the user's type so that
 /// a type that cannot be state is reported there.
 #[inline]

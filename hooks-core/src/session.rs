@@ -1,4 +1,5 @@
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -33,6 +34,32 @@ struct Facts {
     user_id: Option<String>,
     #[serde(skip_serializing_if = "Map::is_empty")]
     metadata: Map<String, Value>,
+    #[serde(skip)]
+    stops: StopCount,
+}
+
+/// How many times in a row stop hooks kept this agent going: shared by
+/// every clone of the session (and copies made by `with_*`), fresh for a
+/// sub-agent. Not part of the session's identity.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct StopCount(Arc<AtomicU32>);
+
+impl PartialEq for StopCount {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl StopCount {
+    /// One more refusal in a row; how many now.
+    pub(crate) fn refused(&self) -> u32 {
+        self.0.fetch_add(1, Ordering::Relaxed).saturating_add(1)
+    }
+
+    /// The run is broken: the agent stopped, or the user spoke.
+    pub(crate) fn reset(&self) {
+        self.0.store(0, Ordering::Relaxed);
+    }
 }
 
 impl Session {
@@ -47,6 +74,7 @@ impl Session {
             parent_agent_id: None,
             user_id: None,
             metadata: Map::new(),
+            stops: StopCount::default(),
         }))
     }
 
@@ -78,6 +106,7 @@ impl Session {
     pub fn sub_agent(&self, agent_id: impl Into<String>) -> Session {
         let mut facts = (*self.0).clone();
         facts.parent_agent_id = Some(std::mem::replace(&mut facts.agent_id, agent_id.into()));
+        facts.stops = StopCount::default();
         Session(Arc::new(facts))
     }
 
@@ -115,5 +144,11 @@ impl Session {
 impl Serialize for Session {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.0.serialize(serializer)
+    }
+}
+
+impl Session {
+    pub(crate) fn stops(&self) -> &StopCount {
+        &self.0.stops
     }
 }

@@ -104,6 +104,29 @@ fn no_shell_for_guests(ctx: &mut PreModelRequest) {
 # fn main() {}
 "#,
             }
+            PostModelResponse {
+                attr: post_model_response,
+                slice: __HOOKS_CORE_V1_POST_MODEL_RESPONSE,
+                block: true,
+                tool: false,
+                inject: true,
+                fail_closed: true,
+                withhold: false,
+                what: "The model answered; hooks may read and rewrite its text and the tool calls it asks for, or discard the reply.",
+                doc: "Runs after the model answers; may rewrite its text and requested tool calls, or deny (discard the reply, with a reason).",
+                example: r#"
+use hooks_core::prelude::*;
+
+#[post_model_response]
+fn no_internal_hosts_in_answers(ctx: &mut PostModelResponse) {
+    if ctx.text().contains("db.internal") {
+        let text = ctx.text().replace("db.internal", "[internal host]");
+        *ctx.text_mut() = text;
+    }
+}
+# fn main() {}
+"#,
+            }
             PreToolUse {
                 attr: pre_tool_use,
                 slice: __HOOKS_CORE_V1_PRE_TOOL_USE,
@@ -149,6 +172,99 @@ use hooks_core::prelude::*;
 fn redact_keys(ctx: &mut PostToolUse) {
     if let Ok(Value::String(text)) = ctx.result_mut() {
         *text = text.replace("AKIA", "[redacted]AKIA");
+    }
+}
+# fn main() {}
+"#,
+            }
+            PostToolUseFailure {
+                attr: post_tool_use_failure,
+                slice: __HOOKS_CORE_V1_POST_TOOL_USE_FAILURE,
+                block: false,
+                tool: true,
+                inject: true,
+                fail_closed: false,
+                withhold: true,
+                what: "A tool returned an error or panicked; hooks may rewrite what the model sees.",
+                doc: "Runs after a tool call failed (returned an error or panicked); may rewrite the error the model sees, or inject context.",
+                example: r#"
+use hooks_core::prelude::*;
+
+#[post_tool_use_failure(matches = "sql_*")]
+fn hint_on_timeouts(ctx: &mut PostToolUseFailure) {
+    if ctx.error().message().contains("statement timeout") {
+        ctx.inject("The query timed out: add a WHERE clause or a LIMIT and try again.");
+    }
+}
+# fn main() {}
+"#,
+            }
+            SubagentStart {
+                attr: subagent_start,
+                slice: __HOOKS_CORE_V1_SUBAGENT_START,
+                block: true,
+                tool: false,
+                inject: true,
+                fail_closed: true,
+                withhold: false,
+                what: "A sub-agent is about to be spawned; hooks may refuse it, with a reason.",
+                doc: "Runs before a sub-agent is spawned; may refuse to spawn it (with a reason) or inject context for it.",
+                example: r#"
+use hooks_core::prelude::*;
+
+#[subagent_start]
+fn no_nested_researchers(ctx: &mut SubagentStart) -> Decision {
+    if ctx.session().parent_agent_id().is_some() {
+        Decision::deny("sub-agents may not spawn sub-agents; do the work yourself")
+    } else {
+        Decision::Continue
+    }
+}
+# fn main() {}
+"#,
+            }
+            SubagentStop {
+                attr: subagent_stop,
+                slice: __HOOKS_CORE_V1_SUBAGENT_STOP,
+                block: true,
+                tool: false,
+                inject: true,
+                fail_closed: false,
+                withhold: false,
+                what: "A sub-agent wants to stop; hooks may keep it going.",
+                doc: "Runs when a sub-agent wants to stop; returning `Decision::Deny(reason)` keeps it going, like `stop`.",
+                example: r#"
+use hooks_core::prelude::*;
+
+#[subagent_stop]
+fn report_before_stopping(ctx: &mut SubagentStop) -> Decision {
+    let reported = ctx.last_message().is_some_and(|m| m.contains("Findings:"));
+    if reported || ctx.stop_hook_active() {
+        Decision::Continue
+    } else {
+        Decision::deny("end with a `Findings:` section for the parent agent")
+    }
+}
+# fn main() {}
+"#,
+            }
+            PreCompact {
+                attr: pre_compact,
+                slice: __HOOKS_CORE_V1_PRE_COMPACT,
+                block: false,
+                tool: false,
+                inject: true,
+                fail_closed: false,
+                withhold: false,
+                what: "The conversation is about to be compacted; hooks may observe it and add what must survive.",
+                doc: "Runs before the conversation is compacted; may inject what the summary must keep.",
+                example: r#"
+use hooks_core::prelude::*;
+
+#[pre_compact]
+fn keep_the_ticket(ctx: &mut PreCompact) {
+    if let Some(ticket) = ctx.session().metadata_value("ticket").and_then(|t| t.as_str()) {
+        ctx.inject(format!("Keep the ticket number {ticket} in the summary."));
     }
 }
 # fn main() {}

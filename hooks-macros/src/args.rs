@@ -6,7 +6,7 @@ use syn::parse::Parser;
 use syn::{Expr, ExprLit, ExprUnary, Lit, LitStr, Path, Token, UnOp};
 
 /// Every argument, in the order the docs list them.
-const KEYS: [&str; 8] = [
+const KEYS: [&str; 9] = [
     "priority",
     "matches",
     "name",
@@ -14,6 +14,7 @@ const KEYS: [&str; 8] = [
     "timeout_ms",
     "on_error",
     "observe",
+    "shadow",
     "crate",
 ];
 
@@ -33,6 +34,8 @@ pub(crate) struct Args {
     pub(crate) on_error: Option<Spanned<OnError>>,
     /// `observe`: a flag, so only its span.
     pub(crate) observe: Option<Span>,
+    /// `shadow`: a flag, so only its span.
+    pub(crate) shadow: Option<Span>,
     pub(crate) krate: Option<Spanned<Path>>,
 }
 
@@ -71,14 +74,18 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Args {
             ));
             return skip_value(&meta);
         }
-        if key_name == "observe" {
+        if key_name == "observe" || key_name == "shadow" {
             // Taken as meant even when given a value, so the signature
             // check does not add a second, confusing error.
-            args.observe = Some(key_span);
+            if key_name == "observe" {
+                args.observe = Some(key_span);
+            } else {
+                args.shadow = Some(key_span);
+            }
             if meta.input.peek(Token![=]) {
                 errors.push(syn::Error::new(
                     key_span,
-                    "`observe` is a flag and takes no value: write `observe`",
+                    format!("`{key_name}` is a flag and takes no value: write `{key_name}`"),
                 ));
                 return skip_value(&meta);
             }

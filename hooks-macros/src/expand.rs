@@ -48,7 +48,8 @@ fn check_args(event: Event, args: &Args, sig: &Signature, errors: &mut Errors) {
         Some(matches) if !event.has_tool() => errors.push(syn::Error::new(
             matches.key,
             format!(
-                "`matches` only applies to tool events (`#[pre_tool_use]`, `#[post_tool_use]`); \
+                "`matches` only applies to tool events (`#[pre_tool_use]`, `#[post_tool_use]`, \
+                 `#[post_tool_use_failure]`); \
                  `#[{}]` hooks run on every {} event",
                 event.attr(),
                 event.attr()
@@ -74,6 +75,13 @@ fn check_args(event: Event, args: &Args, sig: &Signature, errors: &mut Errors) {
             timeout.key,
             "`timeout_ms` needs an `async fn` (or a `Deferred` return): a plain call cannot be \
              interrupted, so make the hook async or drop `timeout_ms`",
+        ));
+    }
+    if let (Some(shadow), Some(_)) = (args.shadow, args.observe) {
+        errors.push(syn::Error::new(
+            shadow,
+            "an observer cannot run in `shadow`: observers enforce nothing, so there is nothing \
+             to hold back; drop `shadow`, or `observe` to shadow a deciding hook",
         ));
     }
     if let Some(on_error) = &args.on_error
@@ -170,7 +178,11 @@ fn registration(
 /// `fn(&Ctx)`. No wrapper is generated for these: most hooks cost a static
 /// and nothing else.
 fn direct(args: &Args, sig: &Signature, signature: &HookSignature<'_>) -> Option<TokenStream> {
-    if signature.asyncness.is_some() || signature.deferred || !signature.state.is_empty() {
+    if signature.asyncness.is_some()
+        || signature.deferred
+        || signature.guard
+        || !signature.state.is_empty()
+    {
         return None;
     }
     let function = &sig.ident;
@@ -215,6 +227,7 @@ fn more(args: &Args, signature: &HookSignature<'_>) -> TokenStream {
         && args.on_error.is_none()
         && args.timeout_ms.is_none()
         && args.observe.is_none()
+        && args.shadow.is_none()
         && signature.state.is_empty();
     if unset {
         return quote!(&__h::NO_MORE);
@@ -233,6 +246,7 @@ fn more(args: &Args, signature: &HookSignature<'_>) -> TokenStream {
     };
     let timeout_ms = args.timeout_ms.as_ref().map_or(0, |ms| ms.value);
     let observe = args.observe.is_some();
+    let shadow = args.shadow.is_some();
     let state = signature.state.iter().map(|ty| {
         quote_spanned! {syn::spanned::Spanned::span(ty)=>
             __h::StateType {
@@ -247,6 +261,7 @@ fn more(args: &Args, signature: &HookSignature<'_>) -> TokenStream {
             on_error: #on_error,
             timeout_ms: #timeout_ms,
             observe: #observe,
+            shadow: #shadow,
             state: &[#(#state),*],
         }
     }
@@ -265,7 +280,13 @@ fn wrapper(
     // Spanned on the user's tokens: a wrong context type, return type or
     // state type is reported on the parameter or the return type, in our words.
     let context_span = syn::spanned::Spanned::span(signature.context);
-    let (cast, output, converter) = if observe {
+    let (cast, output, converter) = if signature.guard {
+        (
+            quote_spanned!(context_span=> #private::guarded_context::<#context, _>),
+            quote_spanned!(signature.output_span=> #private::output::<#context, _>),
+            quote_spanned!(signature.output_span=> #private::decided::<#context, _>),
+        )
+    } else if observe {
         (
             quote_spanned!(context_span=> #private::observed_context::<#context, _>),
             quote_spanned!(signature.output_span=> #private::observed::<#context, _>),

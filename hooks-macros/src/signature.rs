@@ -22,6 +22,9 @@ pub(crate) struct HookSignature<'a> {
     pub(crate) asyncness: Option<Span>,
     /// Whether the function returns `Deferred`: an answer now, or a future.
     pub(crate) deferred: bool,
+    /// A guard: it takes `&Ctx` (not `&mut`) on an event that may block,
+    /// so the compiler proves it cannot change the call.
+    pub(crate) guard: bool,
 }
 
 /// Whether the return type is written `Deferred<..>` (any path ending so).
@@ -100,6 +103,7 @@ pub(crate) fn check<'a>(
             .map_err(&mut fail)
             .ok(),
     };
+    let guard = !observe && is_shared(sig.inputs.first());
     let mut state = Vec::new();
     for extra in inputs {
         match state_type(event, extra) {
@@ -121,6 +125,7 @@ pub(crate) fn check<'a>(
             output_span,
             asyncness: sig.asyncness.map(|token| token.span),
             deferred,
+            guard,
         }),
         _ => None,
     }
@@ -146,10 +151,18 @@ fn context_type<'a>(
         FnArg::Typed(arg) => arg,
     };
     match &*arg.ty {
-        Type::Reference(reference) if reference.mutability.is_none() && !observe => {
+        // A guard: reads the call, decides, and the compiler proves it changes nothing.
+        Type::Reference(reference)
+            if reference.mutability.is_none() && !observe && !event.can_block() =>
+        {
             Err(syn::Error::new(
                 reference.and_token.span,
-                format!("the context must be borrowed mutably: {expected}"),
+                format!(
+                    "the context must be borrowed mutably: {expected} (`&{}` is for guards, \
+                     which decide, and `#[{}]` cannot block; to only look, add `observe`)",
+                    event.context(),
+                    event.attr()
+                ),
             ))
         }
         Type::Reference(reference) if observe && reference.mutability.is_some() => {
@@ -192,6 +205,16 @@ fn context_type<'a>(
             other,
             format!("the context is borrowed, not taken by value: {expected}"),
         )),
+    }
+}
+
+/// Whether the first parameter borrows the context immutably.
+fn is_shared(first: Option<&FnArg>) -> bool {
+    match first {
+        Some(FnArg::Typed(arg)) => {
+            matches!(&*arg.ty, Type::Reference(reference) if reference.mutability.is_none())
+        }
+        _ => false,
     }
 }
 

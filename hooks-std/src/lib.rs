@@ -2,7 +2,7 @@
 //!
 //! | feature | hook | event | what it does |
 //! |---|---|---|---|
-//! | `audit-log` | `hooks_std::audit::*` | `PreToolUse`, `PostToolUse` (observers) | one JSON Lines record per tool call, denied ones too, secrets redacted |
+//! | `audit-log` | `hooks_std::audit::*` | `PreToolUse`, `PostToolUse`, `PostToolUseFailure` (observers) | one JSON Lines record per tool call, denied ones too, secrets redacted |
 //! | `read-only` | `hooks_std::read_only::guard` | `PreToolUse` | denies tools that write while read-only mode is on |
 //! | `truncate` | `hooks_std::truncate::cut` | `PostToolUse` | cuts oversized results (default 8,000 characters), keeping head and tail |
 //! | `rate-limit` | `hooks_std::rate_limit::guard` | `PreToolUse` | per tool / user / metadata-key limits, with retry-after |

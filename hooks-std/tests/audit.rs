@@ -45,6 +45,98 @@ fn pin_host(ctx: &mut PreToolUse) {
     ctx.args_mut()["host"] = json!("api.internal");
 }
 
+#[pre_tool_use(group = "audited", matches = "deploy")]
+fn friday(ctx: &PreToolUse) -> Decision {
+    ctx.warn(format!("deploy with token {}", ctx.args()["token"]));
+    Decision::Continue
+}
+
+#[pre_tool_use(group = "audited", matches = "deploy", shadow)]
+fn stricter(_ctx: &PreToolUse) -> Decision {
+    Decision::deny("deploys need a ticket")
+}
+
+#[pre_tool_use(group = "audited", matches = "search")]
+fn slow_down(_ctx: &PreToolUse) -> Decision {
+    Decision::rate_limited("slow down", std::time::Duration::from_secs(2))
+}
+
+#[tokio::test]
+async fn records_carry_the_call_id_the_denial_kind_warnings_shadow_decisions_and_tool_failures() {
+    let path = temp_path("structured.jsonl");
+    let auditor = Auditor::from_config(Audit {
+        path: path.clone(),
+        ..Audit::default()
+    })
+    .unwrap();
+    let hooks = Hooks::builder()
+        .state(auditor)
+        .only([
+            "audit::friday",
+            "audit::stricter",
+            "audit::slow_down",
+            "hooks_std::audit::gate",
+            "hooks_std::audit::denied",
+            "hooks_std::audit::completed",
+            "hooks_std::audit::failed",
+        ])
+        .build()
+        .unwrap();
+    let session = Session::new("s");
+    // Two identical calls in parallel, told apart by their ids.
+    let first = PreToolUse::new(&session, "search", json!({"q": "x"})).with_call_id("toolu_1");
+    let second = PreToolUse::new(&session, "search", json!({"q": "x"})).with_call_id("toolu_2");
+    let search = hooks.tool("search");
+    let never = async |_: &Value| -> Result<Value, ToolError> { Ok(json!("never")) };
+    let _ = tokio::join!(
+        search.run_call(first, never),
+        search.run_call(second, never)
+    );
+    let deploy = PreToolUse::new(
+        &session,
+        "deploy",
+        json!({"token": "sk-live-0123456789abcdef"}),
+    )
+    .with_call_id("toolu_3");
+    let run = hooks
+        .tool("deploy")
+        .run_call(deploy, async |_: &Value| {
+            Err(ToolError::new(
+                "cluster unreachable, token sk-live-0123456789abcdef",
+            ))
+        })
+        .await;
+    assert!(run.failure().is_some());
+
+    let records = lines(&path);
+    assert_eq!(records.len(), 3, "{records:#?}");
+    let mut ids: Vec<&str> = records[..2]
+        .iter()
+        .map(|r| r["call_id"].as_str().unwrap())
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, ["toolu_1", "toolu_2"]);
+    assert_eq!(
+        records[0]["cause"],
+        json!({"kind": "rate_limited", "retry_after_ms": 2000})
+    );
+    let failed = &records[2];
+    assert_eq!(failed["call_id"], "toolu_3");
+    assert_eq!(failed["decision"], "allowed");
+    assert_eq!(failed["error"], "cluster unreachable, token [redacted]");
+    let notes = &failed["notes"];
+    assert_eq!(notes["warnings"][0]["hook"], "audit::friday");
+    assert_eq!(
+        notes["shadowed"][0],
+        json!({"hook": "audit::stricter", "would": "deny", "reason": "deploys need a ticket", "kind": "denied"})
+    );
+    let raw = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        !raw.contains("0123456789abcdef"),
+        "warnings and errors are redacted too: {raw}"
+    );
+}
+
 #[tokio::test]
 async fn every_call_is_recorded_once_with_who_what_and_why() {
     let path = temp_path("calls.jsonl");

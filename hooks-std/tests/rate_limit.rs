@@ -107,7 +107,14 @@ fn the_refusal_says_the_limit_and_when_to_retry() {
     assert_eq!(
         reason,
         "rate limit reached: at most 2 calls per 1m for each user (tools `sql_*`); \
-         retry after 30.0s (retry_after_ms=30000) or call something else meanwhile"
+         retry after 30.0s or call something else meanwhile"
+    );
+    // For programs, the wait is typed, not hidden in the text.
+    assert_eq!(
+        reason.details(),
+        Some(&hooks_core::DenyDetails::RateLimited {
+            retry_after: Duration::from_secs(30)
+        })
     );
     clock.advance(Duration::from_secs(29));
     assert!(

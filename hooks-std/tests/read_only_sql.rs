@@ -119,7 +119,7 @@ fn judge(guard: &ReadOnlyGuard, sql: &str) -> Result<(), String> {
     let ctx = PreToolUse::new(&session, "run_query", json!({"query": sql}));
     match guard.check(&ctx) {
         Decision::Continue => Ok(()),
-        Decision::Deny(reason) => Err(reason.into_owned()),
+        Decision::Deny(refusal) => Err(refusal.reason().to_owned()),
         ask @ Decision::Ask(_) => Err(format!("{ask:?}")),
     }
 }

@@ -264,3 +264,92 @@ fn rewrites_are_recorded_without_allocating_for_provenance() {
         "the rewrite and its provenance record allocate nothing"
     );
 }
+
+#[post_model_response(group = "new_events")]
+fn reply_guard(ctx: &PostModelResponse) -> Decision {
+    if ctx.text().contains("PRIVATE KEY") {
+        Decision::deny("the reply held a key")
+    } else {
+        Decision::Continue
+    }
+}
+
+#[post_model_response(group = "new_events", priority = 1)]
+fn reply_reader(ctx: &mut PostModelResponse) {
+    // Borrowed mutably and left as it was: fingerprinted, no rewrite, no allocation.
+    let _ = ctx.text_mut();
+}
+
+#[post_tool_use_failure(group = "new_events", matches = "sql_*")]
+fn failure_reader(ctx: &mut PostToolUseFailure) {
+    assert!(!ctx.error().message().is_empty());
+}
+
+#[subagent_start(group = "new_events")]
+fn spawn_guard(ctx: &mut SubagentStart) -> Decision {
+    if ctx.session().parent_agent_id().is_some() {
+        Decision::deny("no nested sub-agents")
+    } else {
+        Decision::Continue
+    }
+}
+
+#[subagent_stop(group = "new_events")]
+fn sub_stop(ctx: &mut SubagentStop) -> Decision {
+    if ctx.last_message().is_some() {
+        Decision::Continue
+    } else {
+        Decision::deny("report first")
+    }
+}
+
+#[pre_compact(group = "new_events")]
+fn compact_reader(ctx: &mut PreCompact) {
+    assert_eq!(ctx.trigger(), CompactTrigger::Auto);
+}
+
+#[stop(group = "new_events")]
+fn stop_guard(ctx: &Stop) -> Decision {
+    if ctx.stop_hook_active() {
+        Decision::Continue
+    } else {
+        Decision::deny("not yet")
+    }
+}
+
+#[test]
+fn the_new_events_and_guards_dispatch_without_allocating() {
+    let hooks = Hooks::builder().groups(["new_events"]).build().unwrap();
+    let session = Session::new("s");
+    let child = session.sub_agent("helper");
+    let mut reply = PostModelResponse::new(&session, "fine");
+    let mut leaky = PostModelResponse::new(&session, "-----BEGIN PRIVATE KEY-----");
+    let mut failure =
+        PostToolUseFailure::new(&session, "sql_query", json!({}), ToolError::new("timeout"));
+    let mut spawn = SubagentStart::new(&session, "helper", "help");
+    let mut nested = SubagentStart::new(&child, "grandchild", "help");
+    let mut sub_done = SubagentStop::new(&child).with_last_message("done");
+    let mut compact = PreCompact::new(&session, CompactTrigger::Auto);
+    let mut stop_now = Stop::new(&session).with_stop_hook_active(true);
+    let mut stop_not_yet = Stop::new(&session);
+    let failures = hooks.tool("sql_query");
+    let _ = block_on(hooks.dispatch(&mut PostModelResponse::new(&session, "warm up")));
+
+    let (outcomes, allocations) = allocations_during(|| {
+        [
+            block_on(hooks.dispatch(&mut reply)).is_continue(),
+            block_on(hooks.dispatch(&mut leaky)).is_denied(),
+            block_on(failures.dispatch(&mut failure)).is_continue(),
+            block_on(hooks.dispatch(&mut failure)).is_continue(),
+            block_on(hooks.dispatch(&mut spawn)).is_continue(),
+            block_on(hooks.dispatch(&mut nested)).is_denied(),
+            block_on(hooks.dispatch(&mut sub_done)).is_continue(),
+            block_on(hooks.dispatch(&mut compact)).is_continue(),
+            block_on(hooks.dispatch(&mut stop_not_yet)).is_denied(),
+            block_on(hooks.dispatch(&mut stop_now)).is_continue(),
+        ]
+    });
+    assert_eq!(outcomes, [true; 10]);
+    assert_eq!(allocations, 0, "dispatching the new events allocated");
+    assert!(reply.rewrites().is_empty());
+}

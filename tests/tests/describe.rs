@@ -130,6 +130,7 @@ fn the_json_has_every_field() {
             "asynchronous": false,
             "deferred": false,
             "observer": false,
+            "shadow": false,
             "state": [],
             "origin": {"kind": "linked", "file": "tests/tests/describe.rs", "line": AUDITED_LINE},
         })

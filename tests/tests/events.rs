@@ -1,4 +1,4 @@
-//! All seven events: each dispatches its own hooks with its own capabilities,
+//! All the events: each dispatches its own hooks with its own capabilities,
 //! and each context serializes to JSON for command and HTTP hooks.
 
 use hooks_core::Event as _;

@@ -30,3 +30,27 @@ fn each_hook_run_is_a_span_with_its_outcome() {
         assert!(line.contains("duration_us="), "{line}");
     }
 }
+
+#[pre_tool_use(group = "traced_shadow", shadow)]
+fn shadow_guard(_ctx: &PreToolUse) -> Decision {
+    Decision::deny("would refuse")
+}
+
+#[test]
+fn a_shadow_hook_span_says_it_is_shadow_and_what_it_would_have_done() {
+    let hooks = Hooks::builder().groups(["traced_shadow"]).build().unwrap();
+    let (outcome, logs) = capture_logs(|| {
+        block_on(hooks.dispatch(&mut PreToolUse::new(&Session::new("s"), "x", json!({}))))
+    });
+    assert!(outcome.is_continue());
+    let span = logs
+        .lines()
+        .find(|line| line.contains("hook{"))
+        .unwrap_or_else(|| panic!("no hook span in {logs}"));
+    assert!(span.contains("shadow=true"), "{span}");
+    assert!(span.contains("outcome=\"deny\""), "{span}");
+    assert!(
+        logs.contains("shadow hook: not enforced"),
+        "the would-be decision is logged: {logs}"
+    );
+}

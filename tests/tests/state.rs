@@ -120,7 +120,7 @@ async fn a_deferred_hook_answers_now_or_later() {
         );
         assert!(matches!(
             first_poll,
-            std::task::Poll::Ready(Outcome::Continue)
+            std::task::Poll::Ready(Outcome::CONTINUE)
         ));
     }
     // Then a future, which the dispatcher waits on.

@@ -89,3 +89,42 @@ fn report_before_stopping(ctx: &mut Stop) -> Decision {
         Decision::deny("summarize what happened to the refund before stopping")
     }
 }
+
+/// Output guardrail: the model's replies never name internal hosts.
+#[post_model_response]
+fn no_internal_hosts(ctx: &mut PostModelResponse) {
+    if ctx.text().contains(".internal") {
+        let redacted: Vec<String> = ctx
+            .text()
+            .split(' ')
+            .map(|word| {
+                if word.contains(".internal") {
+                    "[internal host]".to_owned()
+                } else {
+                    word.to_owned()
+                }
+            })
+            .collect();
+        *ctx.text_mut() = redacted.join(" ");
+    }
+}
+
+/// A guard being rolled out: in shadow, it records the searches it would
+/// refuse to guest users, and enforces nothing. A read-only guard: it takes
+/// `&PreToolUse`, so the compiler proves it cannot change the call.
+#[pre_tool_use(shadow, matches = "search")]
+fn no_searches_for_guests(ctx: &PreToolUse) -> Decision {
+    if ctx.session().metadata_value("role").and_then(Value::as_str) == Some("guest") {
+        Decision::deny("guests may not search the web")
+    } else {
+        Decision::Continue
+    }
+}
+
+/// Payments get a warning in the audit log and a note for the person.
+#[pre_tool_use(matches = "payments_*", priority = 100)]
+fn note_payments(ctx: &PreToolUse) -> Decision {
+    ctx.warn(format!("payment call: {}", ctx.args()));
+    ctx.user_message(MessageLevel::Info, "a payment is about to run");
+    Decision::Continue
+}

@@ -143,6 +143,8 @@ fn setup() -> Result<(Hooks, PathBuf), Box<dyn std::error::Error>> {
         builder = config.apply(builder)?;
     }
     let hooks = builder
+        // The agent's tools: a hook whose pattern matches none of them fails here.
+        .tools(TOOLS.iter().copied())
         .require([
             "agent_session::guards::careful_sql",
             "hooks_std::read_only::guard",
@@ -159,8 +161,8 @@ async fn submit_prompts(hooks: &Hooks, session: &Session) {
         "Archive order 42 and refund it",
     ] {
         let mut submitted = UserPromptSubmit::new(session, prompt);
-        match hooks.dispatch(&mut submitted).await {
-            Outcome::Denied(denial) => show(
+        match hooks.dispatch(&mut submitted).await.denial() {
+            Some(denial) => show(
                 "prompt",
                 &format!(
                     "{prompt:?}\n{:18}BLOCKED by {}: {}",
@@ -169,7 +171,7 @@ async fn submit_prompts(hooks: &Hooks, session: &Session) {
                     denial.reason()
                 ),
             ),
-            Outcome::Continue => show("prompt", &format!("{prompt:?} accepted")),
+            None => show("prompt", &format!("{prompt:?} accepted")),
         }
     }
 }
@@ -215,18 +217,37 @@ async fn run_turns(
             }
             Turn::Say(message) => {
                 println!("\n  model says {message:?}");
+                let mut reply = PostModelResponse::new(session, message);
+                if let Some(denial) = hooks.dispatch(&mut reply).await.denial() {
+                    show(
+                        "model reply",
+                        &format!("DISCARDED by {}: {}", denial.hook(), denial.reason()),
+                    );
+                    continue;
+                }
+                for rewrite in reply.rewrites() {
+                    show(
+                        "model reply",
+                        &format!(
+                            "{} rewrote the {}: {:?}",
+                            rewrite.hook,
+                            rewrite.field,
+                            reply.text()
+                        ),
+                    );
+                }
                 let mut stop = Stop::new(session)
-                    .with_last_message(message)
+                    .with_last_message(reply.text())
                     .with_stop_hook_active(stop_hook_active);
-                match hooks.dispatch(&mut stop).await {
-                    Outcome::Denied(denial) => {
+                match hooks.dispatch(&mut stop).await.denial() {
+                    Some(denial) => {
                         show(
                             "stop",
                             &format!("KEEP GOING, says {}: {}", denial.hook(), denial.reason()),
                         );
                         stop_hook_active = true;
                     }
-                    Outcome::Continue => {
+                    None => {
                         show("stop", "the agent may stop");
                         return;
                     }
@@ -268,10 +289,34 @@ fn report(run: &ToolRun) {
             &format!("{} asked {:?}: {answer}", approval.hook, approval.prompt),
         );
     }
+    let outcome = run.outcome();
+    for shadowed in outcome.shadowed() {
+        show(
+            "shadow",
+            &format!(
+                "{} would have: {:?} (not enforced)",
+                shadowed.hook, shadowed.would
+            ),
+        );
+    }
+    for warning in outcome.warnings() {
+        show("warning", &warning.text);
+    }
+    for message in outcome.messages() {
+        show(
+            "to the user",
+            &format!("[{:?}] {}", message.level, message.text),
+        );
+    }
     if let Some(denial) = run.denial() {
         show(
             "pre_tool_use",
-            &format!("DENIED by {}: {}", denial.hook(), denial.reason()),
+            &format!(
+                "DENIED by {} ({}): {}",
+                denial.hook(),
+                denial.cause().kind(),
+                denial.reason()
+            ),
         );
         return;
     }

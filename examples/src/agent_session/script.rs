@@ -34,7 +34,7 @@ pub(crate) fn turns() -> Vec<Turn> {
         call("search", json!({"q": "refund policy 2026"})),
         call("search", json!({"q": "refund policy eu"})),
         call("payments_refund", json!({"order": 42, "amount_usd": 250})),
-        Turn::Say("Done: order 42 archived."),
+        Turn::Say("Done: order 42 archived on db-7.internal."),
         Turn::Say("Done: order 42 archived and its $250 refund issued."),
     ]
 }

@@ -11,20 +11,31 @@
 //! is generated here from the event table. Each context has a `session` and a
 //! `trail` field.
 
+mod compact;
+mod failure;
 mod fingerprint;
 mod model;
 mod prompt;
+mod response;
 mod session;
 mod stop;
+mod subagent;
 mod tool;
 mod trail;
 
+pub use compact::{CompactTrigger, PreCompact};
+pub use failure::{PostToolUseFailure, ToolError};
 pub use model::PreModelRequest;
 pub use prompt::UserPromptSubmit;
+pub use response::{PostModelResponse, RequestedCall};
 pub use session::{SessionEnd, SessionStart};
 pub use stop::Stop;
+pub use subagent::{SubagentStart, SubagentStop};
 pub use tool::{PostToolUse, PreToolUse};
-pub use trail::{DEFAULT_INJECTION_BUDGET, HookFailure, Injected, InjectionCut, Rewrite, Trail};
+pub use trail::{
+    DEFAULT_INJECTION_BUDGET, HookFailure, Injected, InjectedPiece, Injection, InjectionCut,
+    Rewrite, Role, Trail,
+};
 
 pub use crate::matcher::ToolCall;
 
@@ -61,6 +72,24 @@ macro_rules! common {
                 self.trail.denial()
             }
 
+            /// Records a warning, in the outcome and the audit record,
+            /// without changing any decision: for guards that let a call
+            /// through but want it looked at. Works from a shared reference.
+            pub fn warn(&self, text: impl Into<String>) {
+                self.trail.warn(text.into());
+            }
+
+            /// Sends a message to the person using the agent (not the
+            /// model): collected in the outcome for the integration to show.
+            pub fn user_message(&self, level: crate::verdict::MessageLevel, text: impl Into<String>) {
+                self.trail.user_message(level, text.into());
+            }
+
+            /// What hooks noted so far: messages, warnings, shadow decisions.
+            pub fn notes(&self) -> impl std::ops::Deref<Target = crate::verdict::Notes> + '_ {
+                self.trail.notes()
+            }
+
             #[inline]
             pub(crate) fn trail_mut(&mut self) -> &mut Trail {
                 &mut self.trail
@@ -91,6 +120,23 @@ pub(crate) trait Rewritable {
     fn fingerprint_of(&self, _field: &'static str) -> u64 {
         0
     }
+
+    /// A copy of every field hooks may rewrite, so a shadow hook's changes
+    /// can be undone.
+    fn save(&self) -> Saved {
+        Box::new(())
+    }
+
+    /// Puts back what [`save`](Self::save) copied.
+    fn restore(&mut self, _saved: Saved) {}
+}
+
+/// What [`Rewritable::save`] copied.
+pub(crate) type Saved = Box<dyn std::any::Any + Send>;
+
+/// The value `saved` holds, if it is a `T`.
+pub(crate) fn restored<T: 'static>(saved: Saved) -> Option<T> {
+    saved.downcast().ok().map(|value| *value)
 }
 
 /// Notes that the running hook borrows `field` mutably, with its fingerprint
@@ -112,14 +158,16 @@ macro_rules! injectable {
     (false, $kind:ident) => {};
     (true, $kind:ident) => {
         impl $kind {
-            /// Adds context for the model, after what earlier hooks added.
+            /// Adds context for the model, after what earlier hooks added:
+            /// text is system context, kept in the conversation; an
+            /// [`Injection`] may be the user's, or ephemeral (this model call only).
             ///
             /// All hooks of one event share a byte budget (10 KiB unless the
             /// dispatcher says otherwise); text past it is cut on a character
             /// boundary, and the cut is reported in [`injected`](Self::injected),
             /// in a notice at the end of the text, and as a `tracing` warning.
-            pub fn inject(&mut self, text: impl AsRef<str>) {
-                self.trail.inject(text.as_ref());
+            pub fn inject<'i>(&mut self, context: impl Into<Injection<'i>>) {
+                self.trail.inject(&context.into());
             }
 
             /// What hooks injected so far.

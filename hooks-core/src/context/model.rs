@@ -4,7 +4,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::fingerprint::Fingerprint;
-use super::{Rewritable, Trail};
+use super::{Rewritable, Saved, Trail, restored};
 use crate::session::Session;
 
 /// The context of `#[pre_model_request]` hooks: a request to the model is about to go out.
@@ -92,6 +92,17 @@ impl Rewritable for PreModelRequest {
         match field {
             "params" => self.params.fingerprint(),
             _ => 0,
+        }
+    }
+
+    fn save(&self) -> Saved {
+        Box::new((self.tools.clone(), self.params.clone()))
+    }
+
+    fn restore(&mut self, saved: Saved) {
+        if let Some((tools, params)) = restored(saved) {
+            self.tools = tools;
+            self.params = params;
         }
     }
 }

@@ -1,7 +1,7 @@
 use serde::Serialize;
 
 use super::fingerprint::Fingerprint;
-use super::{Rewritable, Trail};
+use super::{Rewritable, Saved, Trail, restored};
 use crate::session::Session;
 
 /// The context of `#[user_prompt_submit]` hooks: the user submitted a prompt.
@@ -49,6 +49,16 @@ impl Rewritable for UserPromptSubmit {
         match field {
             "prompt" => self.prompt.fingerprint(),
             _ => 0,
+        }
+    }
+
+    fn save(&self) -> Saved {
+        Box::new(self.prompt.clone())
+    }
+
+    fn restore(&mut self, saved: Saved) {
+        if let Some(prompt) = restored(saved) {
+            self.prompt = prompt;
         }
     }
 }

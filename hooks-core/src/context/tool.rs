@@ -1,14 +1,15 @@
 use std::borrow::Cow;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Value;
 
 use super::fingerprint::Fingerprint;
-use super::{Rewritable, Rewrite, Trail};
+use super::{Rewritable, Rewrite, Saved, Trail, restored};
 use crate::matcher::ToolCall;
 use crate::session::Session;
-use crate::verdict::ApprovalRecord;
+use crate::verdict::{ApprovalRecord, Notes};
 
 /// The context of `#[pre_tool_use]` hooks: a tool is about to run.
 ///
@@ -18,6 +19,8 @@ use crate::verdict::ApprovalRecord;
 pub struct PreToolUse {
     pub(crate) session: Session,
     tool: Cow<'static, str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    call_id: Option<Arc<str>>,
     args: Value,
     #[serde(skip)]
     pub(crate) trail: Trail,
@@ -29,9 +32,25 @@ impl PreToolUse {
         PreToolUse {
             session: session.clone(),
             tool: tool.into(),
+            call_id: None,
             args,
             trail: Trail::default(),
         }
+    }
+
+    /// Sets the provider's id for this tool call (`toolu_…`, `call_…`): it
+    /// tells apart two identical calls the model made in parallel (two
+    /// approval requests, two audit records).
+    #[must_use]
+    pub fn with_call_id(mut self, id: impl Into<Arc<str>>) -> Self {
+        self.call_id = Some(id.into());
+        self
+    }
+
+    /// The provider's id for this tool call, if the agent loop gave it.
+    #[inline]
+    pub fn call_id(&self) -> Option<&str> {
+        self.call_id.as_deref()
     }
 
     /// The tool about to run.
@@ -58,6 +77,23 @@ impl PreToolUse {
         ToolCall::new(&self.tool, &self.args).subject()
     }
 
+    pub(crate) fn tool_name(&self) -> Cow<'static, str> {
+        self.tool.clone()
+    }
+
+    pub(crate) fn call_id_arc(&self) -> Option<Arc<str>> {
+        self.call_id.clone()
+    }
+
+    /// What the hooks did to this call, to carry into the context after it.
+    pub(crate) fn before(&self) -> Before {
+        Before {
+            rewrites: self.rewrites().to_vec(),
+            approvals: self.approvals().to_vec(),
+            notes: self.trail.notes().clone(),
+        }
+    }
+
     /// Whether every approval a person gave on this call covers the
     /// arguments as they are now.
     ///
@@ -81,13 +117,16 @@ impl PreToolUse {
 
 /// The context of `#[post_tool_use]` hooks: a tool has run.
 ///
-/// Hooks cannot block (the tool already ran) but may rewrite the result or
-/// the error, and inject context.
+/// Hooks cannot block (the tool already ran) but may rewrite the result
+/// (even into an error), and inject context. A call whose tool failed goes
+/// to [`PostToolUseFailure`](crate::PostToolUseFailure) instead.
 #[derive(Debug, Serialize)]
 #[serde(tag = "event", rename = "post_tool_use")]
 pub struct PostToolUse {
     pub(crate) session: Session,
     tool: Cow<'static, str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    call_id: Option<Arc<str>>,
     args: Value,
     result: Result<Value, String>,
     #[serde(
@@ -103,15 +142,17 @@ pub struct PostToolUse {
     pub(crate) trail: Trail,
 }
 
-/// What pre-tool-use hooks did to a call, carried into its `PostToolUse`.
+/// What pre-tool-use hooks did to a call, carried into its `PostToolUse`
+/// (or `PostToolUseFailure`), so one observer can audit the whole call.
 #[derive(Debug, Default)]
-struct Before {
-    rewrites: Vec<Rewrite>,
-    approvals: Vec<ApprovalRecord>,
+pub(crate) struct Before {
+    pub(crate) rewrites: Vec<Rewrite>,
+    pub(crate) approvals: Vec<ApprovalRecord>,
+    pub(crate) notes: Notes,
 }
 
 #[allow(clippy::ref_option)] // the signature `serialize_with` calls
-fn as_millis<S: serde::Serializer>(
+pub(crate) fn as_millis<S: serde::Serializer>(
     duration: &Option<Duration>,
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
@@ -133,6 +174,7 @@ impl PostToolUse {
         PostToolUse {
             session: session.clone(),
             tool: tool.into(),
+            call_id: None,
             args,
             result,
             duration: None,
@@ -147,12 +189,29 @@ impl PostToolUse {
     /// [`pre_approvals`](Self::pre_approvals)), so one observer can audit the whole call.
     pub fn after(pre: &PreToolUse, result: Result<Value, String>) -> Self {
         PostToolUse {
-            before: Before {
-                rewrites: pre.rewrites().to_vec(),
-                approvals: pre.approvals().to_vec(),
-            },
+            before: pre.before(),
+            call_id: pre.call_id.clone(),
             ..PostToolUse::new(pre.session(), pre.tool.clone(), pre.args.clone(), result)
         }
+    }
+
+    /// Sets the provider's id for this tool call.
+    #[must_use]
+    pub fn with_call_id(mut self, id: impl Into<Arc<str>>) -> Self {
+        self.call_id = Some(id.into());
+        self
+    }
+
+    /// The provider's id for this tool call, if the agent loop gave it.
+    #[inline]
+    pub fn call_id(&self) -> Option<&str> {
+        self.call_id.as_deref()
+    }
+
+    /// What pre-tool-use hooks noted on the call (warnings, messages,
+    /// shadow decisions), when built with [`after`](Self::after).
+    pub fn pre_notes(&self) -> &Notes {
+        &self.before.notes
     }
 
     /// The rewrites pre-tool-use hooks made, when built with [`after`](Self::after).
@@ -227,6 +286,16 @@ impl Rewritable for PreToolUse {
             _ => 0,
         }
     }
+
+    fn save(&self) -> Saved {
+        Box::new(self.args.clone())
+    }
+
+    fn restore(&mut self, saved: Saved) {
+        if let Some(args) = restored(saved) {
+            self.args = args;
+        }
+    }
 }
 
 impl Rewritable for PostToolUse {
@@ -234,6 +303,16 @@ impl Rewritable for PostToolUse {
         match field {
             "result" => self.result.fingerprint(),
             _ => 0,
+        }
+    }
+
+    fn save(&self) -> Saved {
+        Box::new(self.result.clone())
+    }
+
+    fn restore(&mut self, saved: Saved) {
+        if let Some(result) = restored(saved) {
+            self.result = result;
         }
     }
 }

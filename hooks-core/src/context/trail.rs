@@ -2,6 +2,7 @@
 //! failures that were let through, and approvals.
 
 use std::fmt::Write as _;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use serde::Serialize;
 use smallvec::SmallVec;
@@ -9,6 +10,7 @@ use smallvec::SmallVec;
 use crate::name::HookName;
 use crate::verdict::HookError;
 use crate::verdict::{ApprovalRecord, Denial};
+use crate::verdict::{MessageLevel, Notes, UserMessage, Warning};
 
 /// The default budget for context injected by all hooks of one event: 10 KiB.
 pub const DEFAULT_INJECTION_BUDGET: usize = 10 * 1024;
@@ -32,14 +34,115 @@ pub struct HookFailure {
     pub error: HookError,
 }
 
-/// Context that hooks injected for the model, concatenated in hook order.
+/// Context that hooks injected for the model: all of it concatenated in
+/// hook order ([`text`](Self::text)), and piece by piece with its role and
+/// lifetime ([`pieces`](Self::pieces)) for loops that place them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Injected {
     text: String,
+    pieces: Vec<InjectedPiece>,
     budget: usize,
     /// Bytes of hook text kept so far, which is what the budget bounds.
     used: usize,
     cuts: Vec<InjectionCut>,
+}
+
+/// Who the model should read injected context as coming from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The system (instructions the model trusts): the default.
+    #[default]
+    System,
+    /// The user (a message in the user's turn).
+    User,
+}
+
+/// Context for the model, as a hook hands it to `ctx.inject(..)`: text, a
+/// [`Role`], and whether it is ephemeral (for this model call only, not kept
+/// in the conversation). Plain text is system context, kept.
+///
+/// ```
+/// use hooks_core::prelude::*;
+/// use hooks_core::Role;
+///
+/// #[user_prompt_submit]
+/// fn today(ctx: &mut UserPromptSubmit) {
+///     ctx.inject("Answer in English.");                               // system, kept
+///     ctx.inject(Injection::user("(It is Monday.)").ephemeral());     // user, this call only
+///     let pieces = ctx.injected().pieces();
+///     assert_eq!((pieces[1].role, pieces[1].ephemeral), (Role::User, true));
+/// }
+/// # fn main() {}
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Injection<'a> {
+    text: std::borrow::Cow<'a, str>,
+    role: Role,
+    ephemeral: bool,
+}
+
+impl<'a> Injection<'a> {
+    /// System context, kept in the conversation.
+    pub fn system(text: impl Into<std::borrow::Cow<'a, str>>) -> Self {
+        Injection {
+            text: text.into(),
+            role: Role::System,
+            ephemeral: false,
+        }
+    }
+
+    /// Context in the user's voice, kept in the conversation.
+    pub fn user(text: impl Into<std::borrow::Cow<'a, str>>) -> Self {
+        Injection {
+            role: Role::User,
+            ..Injection::system(text)
+        }
+    }
+
+    /// For this model call only: not kept in the conversation.
+    #[must_use]
+    pub fn ephemeral(mut self) -> Self {
+        self.ephemeral = true;
+        self
+    }
+}
+
+impl<'a> From<&'a str> for Injection<'a> {
+    fn from(text: &'a str) -> Self {
+        Injection::system(text)
+    }
+}
+
+impl<'a> From<&'a String> for Injection<'a> {
+    fn from(text: &'a String) -> Self {
+        Injection::system(text.as_str())
+    }
+}
+
+impl From<String> for Injection<'_> {
+    fn from(text: String) -> Self {
+        Injection::system(text)
+    }
+}
+
+impl<'a> From<std::borrow::Cow<'a, str>> for Injection<'a> {
+    fn from(text: std::borrow::Cow<'a, str>) -> Self {
+        Injection::system(text)
+    }
+}
+
+/// One hook's injected context, as kept (after the budget).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InjectedPiece {
+    /// The hook that injected it (`None` when the integration did).
+    pub hook: Option<HookName>,
+    /// Whom the model should read it as coming from.
+    pub role: Role,
+    /// For this model call only.
+    pub ephemeral: bool,
+    /// The text kept.
+    pub text: String,
 }
 
 /// Text a hook offered that did not fit the budget.
@@ -57,6 +160,7 @@ impl Default for Injected {
     fn default() -> Self {
         Injected {
             text: String::new(),
+            pieces: Vec::new(),
             budget: DEFAULT_INJECTION_BUDGET,
             used: 0,
             cuts: Vec::new(),
@@ -77,6 +181,31 @@ impl Injected {
         self.text.is_empty()
     }
 
+    /// Each hook's piece, with its role and whether it is ephemeral, in
+    /// hook order: what a loop that places context by role reads.
+    pub fn pieces(&self) -> &[InjectedPiece] {
+        &self.pieces
+    }
+
+    /// The pieces to keep in the conversation (not ephemeral), joined by newlines.
+    pub fn kept_text(&self) -> String {
+        self.joined(|piece| !piece.ephemeral)
+    }
+
+    /// The pieces for this model call only, joined by newlines.
+    pub fn ephemeral_text(&self) -> String {
+        self.joined(|piece| piece.ephemeral)
+    }
+
+    fn joined(&self, keep: impl Fn(&InjectedPiece) -> bool) -> String {
+        self.pieces
+            .iter()
+            .filter(|piece| keep(piece))
+            .map(|piece| piece.text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
     /// What was cut to fit the budget.
     pub fn cuts(&self) -> &[InjectionCut] {
         &self.cuts
@@ -91,7 +220,8 @@ impl Injected {
         self.budget = budget;
     }
 
-    fn push(&mut self, hook: Option<&HookName>, piece: &str) {
+    fn push(&mut self, hook: Option<&HookName>, injection: &Injection<'_>) {
+        let piece: &str = &injection.text;
         if piece.is_empty() {
             return;
         }
@@ -104,6 +234,12 @@ impl Injected {
             }
             self.text.push_str(&piece[..kept]);
             self.used += separator + kept;
+            self.pieces.push(InjectedPiece {
+                hook: hook.cloned(),
+                role: injection.role,
+                ephemeral: injection.ephemeral,
+                text: piece[..kept].to_owned(),
+            });
         }
         if kept < piece.len() {
             let cut = InjectionCut {
@@ -159,6 +295,16 @@ pub struct Trail {
     /// Fields the running hook borrowed mutably, with their fingerprint
     /// before: settled into rewrites (if changed) when the hook is done.
     touched: SmallVec<[(&'static str, u64); 2]>,
+    /// Behind a lock so that hooks holding a shared reference (guards,
+    /// observers) can warn; uncontended, and never locked on the fast path.
+    notes: Mutex<Notes>,
+}
+
+/// What a shadow hook's run must not leave behind, taken before it runs.
+pub(crate) struct TrailMark {
+    rewrites: usize,
+    injected: Injected,
+    messages: usize,
 }
 
 impl Trail {
@@ -224,8 +370,8 @@ impl Trail {
         }
     }
 
-    pub(crate) fn inject(&mut self, text: &str) {
-        self.injected.push(self.current.as_ref(), text);
+    pub(crate) fn inject(&mut self, injection: &Injection<'_>) {
+        self.injected.push(self.current.as_ref(), injection);
     }
 
     pub(crate) fn record_failure(&mut self, hook: &HookName, error: HookError) {
@@ -237,6 +383,59 @@ impl Trail {
 
     pub(crate) fn record_approval(&mut self, record: ApprovalRecord) {
         self.approvals.push(record);
+    }
+
+    pub(crate) fn warn(&self, text: String) {
+        tracing::warn!(hook = self.current.as_ref().map_or("", HookName::as_str), %text, "hook warning");
+        self.notes().warnings.push(Warning {
+            hook: self.current.clone(),
+            text,
+        });
+    }
+
+    pub(crate) fn user_message(&self, level: MessageLevel, text: String) {
+        self.notes().messages.push(UserMessage {
+            hook: self.current.clone(),
+            level,
+            text,
+        });
+    }
+
+    /// The notes so far.
+    pub(crate) fn notes(&self) -> MutexGuard<'_, Notes> {
+        // Nothing panics while holding it but an allocation failure.
+        self.notes.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn notes_mut(&mut self) -> &mut Notes {
+        self.notes.get_mut().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Where the trail is before a shadow hook runs.
+    pub(crate) fn mark(&mut self) -> TrailMark {
+        TrailMark {
+            rewrites: self.rewrites.len(),
+            injected: self.injected.clone(),
+            messages: self.notes_mut().messages.len(),
+        }
+    }
+
+    /// Puts the trail back where `mark` found it, and says which fields
+    /// were rewritten since (`context` for injected text).
+    pub(crate) fn back_to(&mut self, mark: TrailMark) -> Vec<&'static str> {
+        let mut fields: Vec<&'static str> = self.rewrites[mark.rewrites..]
+            .iter()
+            .map(|rewrite| rewrite.field)
+            .collect();
+        fields.dedup();
+        self.rewrites.truncate(mark.rewrites);
+        if self.injected != mark.injected {
+            fields.push("context");
+            self.injected = mark.injected;
+        }
+        // A shadow hook's messages would reach the person: dropped.
+        self.notes_mut().messages.truncate(mark.messages);
+        fields
     }
 
     pub(crate) fn rewrites(&self) -> &[Rewrite] {
@@ -265,7 +464,7 @@ mod tests {
         trail.set_budget(budget);
         for (hook, piece) in pieces {
             trail.enter(&HookName::from_static(hook));
-            trail.inject(piece);
+            trail.inject(&Injection::from(*piece));
         }
         trail.injected
     }

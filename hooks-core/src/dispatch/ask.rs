@@ -80,6 +80,16 @@ pub(crate) async fn ask<C: Event>(
         // A yes covers these arguments and no others.
         bound_args: if reason.is_none() { args } else { None },
     });
+    if matches!(outcome, ApprovalOutcome::NoApprover) && super::is_stop::<C>() {
+        // On a stop, a denial keeps the agent going; with nobody to ask,
+        // it would go on for ever. Recorded above; the agent stops.
+        tracing::warn!(
+            hook = %hook,
+            event = C::KIND.as_str(),
+            "a stop hook asked for approval but no approver is configured; letting the agent stop"
+        );
+        return None;
+    }
     reason.map(|reason| {
         Denial::new(
             hook.clone(),

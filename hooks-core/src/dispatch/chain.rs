@@ -125,7 +125,8 @@ fn stretch<'t, C: Event>(
         if check && !entry.applies_to(ctx) {
             continue;
         }
-        if traced {
+        // A shadow hook's changes are undone after it runs: off the fast path.
+        if traced || entry.meta.shadow {
             return Stretch::Slow(entry);
         }
         let verdict = match &entry.runner {

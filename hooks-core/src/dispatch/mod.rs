@@ -26,13 +26,16 @@ mod walk;
 use std::borrow::Cow;
 use std::future::Future;
 
-pub use tool::{ToolHandle, ToolRun};
+pub use tool::{RunError, ToolHandle, ToolRun};
 
-use crate::event::OnError;
+use crate::event::{EventKind, OnError};
 use crate::registry::Event;
 use crate::registry::Hooks;
 use crate::registry::table::Entry;
-use crate::verdict::{Approval, Decision, Denial, DenialCause, HookError, Outcome, Verdict};
+use crate::verdict::{
+    Approval, Decision, Denial, DenialCause, HookError, Outcome, Shadowed, StopCapped, Verdict,
+    Would,
+};
 
 use chain::Chain;
 use walk::Dispatch;
@@ -51,6 +54,102 @@ impl Hooks {
             Chain::All(C::__table(&self.inner.tables).entries.iter()),
             ctx,
         )
+    }
+}
+
+/// Whether `C` is a stop event, where a denial keeps the agent going.
+#[inline]
+pub(crate) const fn is_stop<C: Event>() -> bool {
+    matches!(C::KIND, EventKind::Stop | EventKind::SubagentStop)
+}
+
+/// Ends the deciding phase of a stop event: a run of refusals longer than
+/// the dispatcher's cap is broken by letting the agent stop (noted), and
+/// an allowed stop starts the count again. Other events pass through.
+#[inline]
+pub(crate) fn cap_stops<C: Event>(
+    hooks: &Hooks,
+    ctx: &mut C,
+    denial: Option<Denial>,
+) -> Option<Denial> {
+    if !is_stop::<C>() {
+        return denial;
+    }
+    let stops = ctx.session().stops();
+    let Some(denial) = denial else {
+        stops.reset();
+        return None;
+    };
+    let cap = hooks.inner.stop_denial_cap;
+    if stops.refused() <= cap {
+        return Some(denial);
+    }
+    stops.reset();
+    tracing::warn!(
+        hook = %denial.hook(),
+        event = C::KIND.as_str(),
+        cap,
+        "stop hooks refused to let the agent stop {cap} times in a row; letting it stop"
+    );
+    ctx.__trail().notes_mut().stop_capped = Some(StopCapped {
+        hook: denial.hook().clone(),
+        reason: denial.reason().to_owned(),
+        cap,
+    });
+    None
+}
+
+/// The outcome of a finished dispatch: the denial, and what hooks noted
+/// (copied: the context keeps them for its own readers).
+#[inline]
+pub(crate) fn conclude<C: Event>(ctx: &mut C, denial: Option<Denial>) -> Outcome {
+    let notes = ctx.__trail().notes_mut();
+    let notes = (!notes.is_empty()).then(|| Box::new(notes.clone()));
+    Outcome::new(denial, notes)
+}
+
+/// Runs a shadow hook: it runs as any hook would, and what it would have
+/// done — deny, ask, rewrite, fail — is noted, then undone.
+pub(crate) async fn shadow<C: Event>(entry: &Entry<C>, ctx: &mut C, traced: bool) {
+    let saved = ctx.__save();
+    let mark = ctx.__trail().mark();
+    let verdict = run::run(entry, ctx, traced).await;
+    ctx.__settle();
+    let fields = ctx.__trail().back_to(mark);
+    ctx.__restore(saved);
+    let hook = &entry.meta.name;
+    let blocks = C::KIND.can_block();
+    let would = match verdict {
+        Ok(Decision::Deny(refusal)) if blocks => {
+            let (reason, details) = refusal.into_parts();
+            Some(Would::Deny {
+                kind: DenialCause::from_details(details).kind().to_owned(),
+                reason: reason.into_owned(),
+            })
+        }
+        Ok(Decision::Ask(approval)) if blocks => Some(Would::Ask {
+            prompt: approval.prompt().to_owned(),
+        }),
+        Ok(_) => None,
+        Err(error) if blocks && entry.meta.on_error == OnError::Deny => Some(Would::Deny {
+            reason: format!("hook `{hook}` {error}"),
+            kind: "hook_failed".to_owned(),
+        }),
+        Err(error) => Some(Would::Fail { error }),
+    };
+    let rewrite = (!fields.is_empty()).then_some(Would::Rewrite { fields });
+    for would in would.into_iter().chain(rewrite) {
+        tracing::info!(
+            hook = %hook,
+            event = C::KIND.as_str(),
+            shadow = true,
+            ?would,
+            "shadow hook: not enforced"
+        );
+        ctx.__trail().notes_mut().shadowed.push(Shadowed {
+            hook: hook.clone(),
+            would,
+        });
     }
 }
 
@@ -76,8 +175,13 @@ pub(crate) fn settle<C: Event>(
     let hook = &entry.meta.name;
     match verdict {
         Ok(Decision::Continue) => Settled::Continue,
-        Ok(Decision::Deny(reason)) if C::KIND.can_block() => {
-            Settled::Denied(Denial::new(hook.clone(), reason, DenialCause::Decided))
+        Ok(Decision::Deny(refusal)) if C::KIND.can_block() => {
+            let (reason, details) = refusal.into_parts();
+            Settled::Denied(Denial::new(
+                hook.clone(),
+                reason,
+                DenialCause::from_details(details),
+            ))
         }
         Ok(Decision::Ask(approval)) if C::KIND.can_block() => Settled::Ask(approval),
         Ok(decision) => {

@@ -29,6 +29,7 @@ async fn traced_run<C: Event>(entry: &Entry<C>, ctx: &mut C) -> Verdict {
         "hook",
         hook = %entry.meta.name,
         event = C::KIND.as_str(),
+        shadow = entry.meta.shadow,
         outcome = Empty,
         duration_us = Empty,
     );

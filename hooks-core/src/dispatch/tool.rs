@@ -7,13 +7,13 @@ use serde_json::Value;
 
 use super::chain::Chain;
 use super::walk::Dispatch;
-use crate::context::{PostToolUse, PreToolUse};
+use crate::context::{PostToolUse, PostToolUseFailure, PreToolUse, ToolError};
 use crate::event::EventKind;
 use crate::matcher::Relevance;
 use crate::registry::table::Candidate;
 use crate::registry::{Hooks, ToolEvent};
 use crate::session::Session;
-use crate::verdict::{Denial, Outcome};
+use crate::verdict::{Denial, HookError, Outcome, catch_async};
 
 /// The hooks of one tool, found once: dispatching through a handle costs
 /// O(hooks that can match this tool), however many hooks are registered.
@@ -51,6 +51,7 @@ pub struct ToolHandle {
     tool: Cow<'static, str>,
     pre: Box<[Candidate]>,
     post: Box<[Candidate]>,
+    failure: Box<[Candidate]>,
 }
 
 impl Hooks {
@@ -60,6 +61,7 @@ impl Hooks {
         ToolHandle {
             pre: self.candidates::<PreToolUse>(&tool),
             post: self.candidates::<PostToolUse>(&tool),
+            failure: self.candidates::<PostToolUseFailure>(&tool),
             hooks: self.clone(),
             tool,
         }
@@ -110,6 +112,7 @@ impl ToolHandle {
         match C::KIND {
             EventKind::PreToolUse => &self.pre,
             EventKind::PostToolUse => &self.post,
+            EventKind::PostToolUseFailure => &self.failure,
             _ => &[],
         }
     }
@@ -135,29 +138,61 @@ impl ToolHandle {
     }
 
     /// Runs the pre-hooks; unless one denies, runs `tool` with the final
-    /// arguments, then the post-hooks on its result.
+    /// arguments, then the post-hooks on its result: `post_tool_use` if it
+    /// succeeded, `post_tool_use_failure` if it returned an error or panicked
+    /// (a panic is caught, and reported to the model as the tool's error).
     pub async fn run<T, E>(&self, session: &Session, args: Value, tool: T) -> ToolRun
     where
         T: AsyncFnOnce(&Value) -> Result<Value, E>,
         E: Display,
     {
-        let mut pre = PreToolUse::new(session, self.tool.clone(), args);
+        let pre = PreToolUse::new(session, self.tool.clone(), args);
+        self.run_call(pre, async |args: &Value| {
+            tool(args)
+                .await
+                .map_err(|error| ToolError::new(error.to_string()))
+        })
+        .await
+    }
+
+    /// [`run`](Self::run), for a call the integration has prepared (with its
+    /// [call id](PreToolUse::with_call_id)), and a tool whose errors carry
+    /// structured content ([`ToolError::with_data`]: an MCP result with `is_error`).
+    pub async fn run_call<T>(&self, mut pre: PreToolUse, tool: T) -> ToolRun
+    where
+        T: AsyncFnOnce(&Value) -> Result<Value, ToolError>,
+    {
         let outcome = self.dispatch(&mut pre).await;
         if outcome.is_denied() {
             return ToolRun {
                 pre,
                 outcome,
-                post: None,
+                after: After::NotRun,
             };
         }
         let started = Instant::now();
-        let result = tool(pre.args()).await.map_err(|error| error.to_string());
-        let mut post = PostToolUse::after(&pre, result).with_duration(started.elapsed());
-        let _ = self.dispatch(&mut post).await;
+        let result = match catch_async(tool(pre.args())).await {
+            Ok(result) => result,
+            Err(HookError::Panicked(message)) => Err(ToolError::panicked(message)),
+            Err(error) => Err(ToolError::panicked(error.to_string())),
+        };
+        let after = match result {
+            Ok(value) => {
+                let mut post = PostToolUse::after(&pre, Ok(value)).with_duration(started.elapsed());
+                let _ = self.dispatch(&mut post).await;
+                After::Succeeded(post)
+            }
+            Err(error) => {
+                let mut failure =
+                    PostToolUseFailure::after(&pre, error).with_duration(started.elapsed());
+                let _ = self.dispatch(&mut failure).await;
+                After::Failed(failure)
+            }
+        };
         ToolRun {
             pre,
             outcome,
-            post: Some(post),
+            after,
         }
     }
 }
@@ -175,23 +210,66 @@ impl std::fmt::Debug for ToolHandle {
             .field("tool", &self.tool)
             .field("pre_tool_use_hooks", &self.pre.len())
             .field("post_tool_use_hooks", &self.post.len())
+            .field("post_tool_use_failure_hooks", &self.failure.len())
             .finish_non_exhaustive()
     }
 }
 
-/// What [`ToolHandle::run`] did: the pre-hooks' outcome and, if the tool ran,
-/// its post-hook context.
+/// What [`ToolHandle::run`] did: the pre-hooks' outcome and, if the tool
+/// ran, its post-hook context (`PostToolUse` on success,
+/// `PostToolUseFailure` on failure).
 #[derive(Debug)]
 pub struct ToolRun {
     pre: PreToolUse,
     outcome: Outcome,
-    post: Option<PostToolUse>,
+    after: After,
 }
+
+#[derive(Debug)]
+enum After {
+    NotRun,
+    Succeeded(PostToolUse),
+    Failed(PostToolUseFailure),
+}
+
+/// Why a [`ToolRun`] has no result for the model: the call was denied, or
+/// the tool failed. Both are errors for the model to read; a program tells
+/// them apart (an MCP server answers a denial and a tool error alike, with
+/// `is_error`, but only the tool error is the tool's).
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunError {
+    /// A pre-tool-use hook refused the call; the tool did not run.
+    Denied(Denial),
+    /// The tool ran and failed (or a post-tool-use hook turned its result
+    /// into an error), as the post-hooks left it.
+    Failed(ToolError),
+}
+
+impl RunError {
+    /// What to tell the model.
+    pub fn message(&self) -> &str {
+        match self {
+            RunError::Denied(denial) => denial.reason(),
+            RunError::Failed(error) => error.message(),
+        }
+    }
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Denied(denial) => denial.fmt(f),
+            RunError::Failed(error) => write!(f, "the tool failed: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
 
 impl ToolRun {
     /// Whether the tool ran.
     pub fn ran(&self) -> bool {
-        self.post.is_some()
+        !matches!(self.after, After::NotRun)
     }
 
     /// The pre-hooks' denial, if the tool did not run.
@@ -199,12 +277,36 @@ impl ToolRun {
         self.outcome.denial()
     }
 
-    /// What to tell the model: the (rewritten) result, the tool's error, or the denial's reason.
+    /// The pre-hooks' outcome: the denial, and what hooks noted (messages,
+    /// warnings, shadow decisions).
+    pub fn outcome(&self) -> &Outcome {
+        &self.outcome
+    }
+
+    /// What to tell the model: the (rewritten) result, the tool's error, or
+    /// the denial's reason.
     pub fn result(&self) -> Result<&Value, &str> {
-        match (&self.post, self.outcome.denial()) {
-            (Some(post), _) => post.result(),
-            (None, Some(denial)) => Err(denial.reason()),
-            (None, None) => unreachable!("a tool that did not run was denied"),
+        match &self.after {
+            After::Succeeded(post) => post.result(),
+            After::Failed(failure) => Err(failure.error().message()),
+            After::NotRun => Err(self.outcome.denial().map_or("", Denial::reason)),
+        }
+    }
+
+    /// The result by value: the (rewritten) result, or why there is none,
+    /// telling a denial from a tool error.
+    pub fn into_result(self) -> Result<Value, RunError> {
+        match self.after {
+            After::Succeeded(post) => post
+                .into_result()
+                .map_err(|message| RunError::Failed(ToolError::new(message))),
+            After::Failed(failure) => Err(RunError::Failed(failure.into_error())),
+            // A tool that did not run was denied; said plainly rather than
+            // assumed, should that ever change.
+            After::NotRun => Err(match self.outcome.into_denial() {
+                Some(denial) => RunError::Denied(denial),
+                None => RunError::Failed(ToolError::new("the tool did not run")),
+            }),
         }
     }
 
@@ -213,8 +315,19 @@ impl ToolRun {
         &self.pre
     }
 
-    /// The post-hook context, if the tool ran.
+    /// The post-hook context, if the tool ran and succeeded.
     pub fn post(&self) -> Option<&PostToolUse> {
-        self.post.as_ref()
+        match &self.after {
+            After::Succeeded(post) => Some(post),
+            _ => None,
+        }
+    }
+
+    /// The failure hooks' context, if the tool ran and failed.
+    pub fn failure(&self) -> Option<&PostToolUseFailure> {
+        match &self.after {
+            After::Failed(failure) => Some(failure),
+            _ => None,
+        }
     }
 }

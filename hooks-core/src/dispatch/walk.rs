@@ -12,7 +12,7 @@ use std::task::{Context, Poll};
 use super::ask::{ask, rewriter, superseded, unbound};
 use super::chain::{Chain, Stretch, sync_stretch};
 use super::run::run;
-use super::{Settled, record, settle};
+use super::{Settled, cap_stops, conclude, record, settle, shadow};
 use crate::registry::linked::{HandBack, Started};
 use crate::registry::table::{Entry, Runner, Shape};
 use crate::registry::{Event, HookCall, Hooks};
@@ -108,7 +108,8 @@ impl<C: Event> Future for Dispatch<'_, C> {
             if matches!(stretch, Stretch::Done) && !observed && ctx.__trail().approvals().is_empty()
             {
                 ctx.__leave();
-                return Poll::Ready(Outcome::Continue);
+                let _ = cap_stops(hooks, ctx, None);
+                return Poll::Ready(conclude(ctx, None));
             }
             Walk::new(hooks, chain, all, traced, observed).go_on(stretch, ctx)
         };
@@ -253,7 +254,7 @@ impl<'a, C: Event> Walk<'a, C> {
             Stretch::Slow(entry) => {
                 ctx.__enter(&entry.meta.name);
                 match &entry.runner {
-                    Runner::Started(hook) => match hook(ctx, &entry.state) {
+                    Runner::Started(hook) if !entry.meta.shadow => match hook(ctx, &entry.state) {
                         Started::Ready(verdict, ctx) => self.on_verdict(entry, verdict, ctx),
                         Started::Pending(future) => Err(Step::Wait(State::Hook {
                             walk: self,
@@ -309,9 +310,10 @@ impl<'a, C: Event> Walk<'a, C> {
             None if !ctx.__trail().approvals().is_empty() => unbound(ctx),
             denial => denial,
         };
+        ctx.__leave();
+        let denial = cap_stops(self.hooks, ctx, denial);
         if !self.observed {
-            ctx.__leave();
-            return Some(denial.map_or(Outcome::Continue, Outcome::Denied));
+            return Some(conclude(ctx, denial));
         }
         ctx.__trail().set_denial(denial);
         self.observing = true;
@@ -357,12 +359,20 @@ impl<'a, C: Event> Walk<'a, C> {
                     asks.push(Pending::new(entry, approval, ctx));
                     continue;
                 }
+                Some(First::Run(entry)) if entry.meta.shadow => {
+                    shadow(entry, ctx, self.traced).await;
+                    continue;
+                }
                 Some(First::Run(entry)) => (entry, run(entry, ctx, self.traced).await),
                 None => match sync_stretch(&mut self.chain, ctx, self.traced) {
                     Stretch::Done => break,
                     Stretch::Stopped(entry, verdict) => (entry, verdict),
                     Stretch::Slow(entry) => {
                         ctx.__enter(&entry.meta.name);
+                        if entry.meta.shadow {
+                            shadow(entry, ctx, self.traced).await;
+                            continue;
+                        }
                         (entry, run(entry, ctx, self.traced).await)
                     }
                 },
@@ -438,7 +448,6 @@ fn walk_on<C: Event>(walking: Walking<'_, C>) -> Step<'_, C> {
 /// Ends a dispatch that ran observers: the denial they saw is the outcome.
 fn finish<C: Event>(ctx: &mut C) -> Outcome {
     ctx.__leave();
-    ctx.__trail()
-        .take_denial()
-        .map_or(Outcome::Continue, Outcome::Denied)
+    let denial = ctx.__trail().take_denial();
+    conclude(ctx, denial)
 }

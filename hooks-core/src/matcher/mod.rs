@@ -230,6 +230,7 @@ impl PartialEq for Matcher {
 pub struct ToolCall<'a> {
     tool: &'a str,
     args: &'a Value,
+    call_id: Option<&'a str>,
 }
 
 impl<'a> ToolCall<'a> {
@@ -243,7 +244,23 @@ impl<'a> ToolCall<'a> {
 
     /// A view of a call.
     pub fn new(tool: &'a str, args: &'a Value) -> Self {
-        ToolCall { tool, args }
+        ToolCall {
+            tool,
+            args,
+            call_id: None,
+        }
+    }
+
+    /// The same view, with the provider's id for the call.
+    #[must_use]
+    pub fn with_call_id(mut self, call_id: Option<&'a str>) -> Self {
+        self.call_id = call_id;
+        self
+    }
+
+    /// The provider's id for the call, if the context has one.
+    pub fn call_id(&self) -> Option<&'a str> {
+        self.call_id
     }
 
     /// The tool's name.

@@ -2,6 +2,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use crate::context::DEFAULT_INJECTION_BUDGET;
+
+/// How many times in a row stop hooks may keep an agent going, unless the builder says otherwise.
+pub const DEFAULT_STOP_DENIAL_CAP: u32 = 8;
 use crate::event::{EventKind, OnError};
 use crate::matcher::Matcher;
 use crate::registry::event::Event;
@@ -49,6 +52,9 @@ pub struct HooksBuilder {
     problems: Vec<BuildProblem>,
     approver: Option<Arc<dyn Approver>>,
     injection_budget: usize,
+    stop_denial_cap: u32,
+    shadow_groups: BTreeSet<String>,
+    tools: Option<Vec<String>>,
     states: StateMap,
 }
 
@@ -66,6 +72,9 @@ impl Hooks {
             problems: Vec::new(),
             approver: None,
             injection_budget: DEFAULT_INJECTION_BUDGET,
+            stop_denial_cap: DEFAULT_STOP_DENIAL_CAP,
+            shadow_groups: BTreeSet::new(),
+            tools: None,
             states: StateMap::default(),
         }
     }
@@ -180,6 +189,13 @@ impl HooksBuilder {
             });
             return self;
         }
+        if hook.shadow && hook.observer {
+            self.problems.push(BuildProblem::ObserverCannotShadow {
+                event: C::KIND,
+                hook: hook.name.to_string(),
+            });
+            return self;
+        }
         if hook.on_error == Some(OnError::Deny) && !C::KIND.can_fail_closed() {
             self.problems.push(BuildProblem::CannotDeny {
                 event: C::KIND,
@@ -204,6 +220,7 @@ impl HooksBuilder {
                 timeout: hook.timeout,
                 shape: hook.shape,
                 observer: hook.observer,
+                shadow: hook.shadow,
                 state: hook.state,
                 origin: hook.origin,
             },
@@ -223,6 +240,49 @@ impl HooksBuilder {
     /// Sets the byte budget for injected context per event (default 10 KiB).
     pub fn injection_budget(mut self, bytes: usize) -> Self {
         self.injection_budget = bytes;
+        self
+    }
+
+    /// Caps how many times in a row `stop` (or `subagent_stop`) hooks may
+    /// keep an agent going (default 8, as Claude Code does): past the cap
+    /// the agent stops, and the outcome says so
+    /// ([`Outcome::stop_capped`](crate::Outcome::stop_capped)). The count is
+    /// kept per [`Session`](crate::Session) (shared by its clones) and starts
+    /// again when a stop is allowed.
+    pub fn stop_denial_cap(mut self, cap: u32) -> Self {
+        self.stop_denial_cap = cap;
+        self
+    }
+
+    /// Runs the deciding hooks of these groups in shadow (see
+    /// [`Hook::shadow`](crate::Hook::shadow)): what they would have decided
+    /// is recorded, not enforced.
+    pub fn shadow_groups<I: IntoIterator<Item = S>, S: Into<String>>(mut self, groups: I) -> Self {
+        self.shadow_groups
+            .extend(groups.into_iter().map(Into::into));
+        self
+    }
+
+    /// Tells the dispatcher the agent's tools: a tool hook whose pattern
+    /// matches none of them is then a start-up error naming the hook (with
+    /// the tool it most likely meant), not a guard that silently never runs;
+    /// and [`describe`](Hooks::describe) lists, for each tool, the hooks on it.
+    ///
+    /// ```
+    /// use hooks_core::prelude::*;
+    ///
+    /// let error = Hooks::builder()
+    ///     .without_linked()
+    ///     .tools(["sql_query", "read_file"])
+    ///     .hook(Hook::<PreToolUse>::new("guard", |_: &mut PreToolUse| {}).matches("sql_qeury"))
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert!(error.to_string().contains("did you mean `sql_query`?"));
+    /// ```
+    pub fn tools<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tools: I) -> Self {
+        self.tools
+            .get_or_insert_with(Vec::new)
+            .extend(tools.into_iter().map(Into::into));
         self
     }
 
@@ -247,6 +307,9 @@ impl HooksBuilder {
                 .map(|name| BuildProblem::MissingRequired { name: name.clone() }),
         );
         problems.extend(duplicates(&tables));
+        if let Some(tools) = &self.tools {
+            problems.extend(unmatched(&tables, tools));
+        }
         let mut resolve = Resolve {
             states: &mut self.states,
             problems: &mut problems,
@@ -261,6 +324,8 @@ impl HooksBuilder {
                 tables,
                 approver: self.approver,
                 injection_budget: self.injection_budget,
+                stop_denial_cap: self.stop_denial_cap,
+                tools: self.tools.unwrap_or_default(),
                 states: self.states,
             }),
         })
@@ -311,6 +376,7 @@ impl HooksBuilder {
             problems.extend(unknown_groups("groups", given));
         }
         problems.extend(unknown_groups("without_groups", &self.without_groups));
+        problems.extend(unknown_groups("shadow_groups", &self.shadow_groups));
     }
 }
 
@@ -351,6 +417,14 @@ impl VisitTable for Collect<'_> {
             self.known_groups.extend(group.map(str::to_owned));
             if self.builder.keeps(name, group) {
                 table.entries.push(entry);
+            }
+        }
+        for entry in &mut table.entries {
+            let group = entry.meta.group.as_deref();
+            if !entry.meta.observer
+                && group.is_some_and(|group| self.builder.shadow_groups.contains(group))
+            {
+                entry.meta.shadow = true;
             }
         }
         table.sort();
@@ -430,4 +504,57 @@ fn duplicates(tables: &Tables) -> Vec<BuildProblem> {
         }
     }
     problems
+}
+
+/// Tool hooks whose pattern matches none of the agent's tools.
+fn unmatched(tables: &Tables, tools: &[String]) -> Vec<BuildProblem> {
+    tables
+        .metas()
+        .filter_map(|(event, meta)| {
+            let matcher = meta.matcher.as_ref()?;
+            if tools.iter().any(|tool| matcher.may_match_tool(tool)) {
+                return None;
+            }
+            Some(BuildProblem::MatchesNoTool {
+                event,
+                hook: meta.name.to_string(),
+                pattern: matcher.as_str().to_owned(),
+                suggestion: closest_tool(matcher.as_str(), tools),
+            })
+        })
+        .collect()
+}
+
+/// The tool a pattern most likely meant: the one nearest to a tool name
+/// written in it, within a third of its length (at least two edits).
+fn closest_tool(pattern: &str, tools: &[String]) -> Option<String> {
+    pattern
+        .split('|')
+        .map(|alternative| alternative.split('(').next().unwrap_or("").trim())
+        .flat_map(|written| {
+            tools
+                .iter()
+                .map(move |tool| (edit_distance(written, tool), written.len(), tool))
+        })
+        .filter(|(distance, len, _)| *distance <= (len / 3).max(2))
+        .min_by_key(|(distance, _, _)| *distance)
+        .map(|(_, _, tool)| tool.clone())
+}
+
+/// Levenshtein distance, by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }

@@ -3,6 +3,7 @@ use std::fmt::{self, Write as _};
 use serde::Serialize;
 
 use crate::event::{EventKind, OnError};
+use crate::matcher::Relevance;
 use crate::registry::table::{Origin, Shape, Tables};
 
 /// Every hook of a dispatcher, in dispatch order: the static audit of what
@@ -28,11 +29,36 @@ use crate::registry::table::{Origin, Shape, Tables};
 #[serde(transparent)]
 pub struct Description {
     hooks: Vec<HookInfo>,
+    /// Per tool, when the builder was told the agent's tools.
+    #[serde(skip)]
+    tools: Vec<ToolHooks>,
+}
+
+/// The hooks that run on one tool's calls, as [`Description::tools`] lists them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolHooks {
+    /// The tool.
+    pub tool: String,
+    /// Each hook that may run on its calls, in dispatch order.
+    pub hooks: Vec<ToolHook>,
+}
+
+/// One hook on one tool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolHook {
+    /// The event (`pre_tool_use`, `post_tool_use`, `post_tool_use_failure`).
+    pub event: EventKind,
+    /// The hook.
+    pub name: String,
+    /// Whether it runs on only some calls: its pattern names a subject
+    /// (`Bash(rm *)`), checked per call.
+    pub some_calls: bool,
 }
 
 /// One hook in a [`Description`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
+#[allow(clippy::struct_excessive_bools)] // a flat record of facts about a hook, not a state machine
 pub struct HookInfo {
     /// The event it runs on.
     pub event: EventKind,
@@ -56,12 +82,14 @@ pub struct HookInfo {
     pub state: Vec<&'static str>,
     /// Whether it observes (runs after the decision, cannot change it).
     pub observer: bool,
+    /// Whether it runs in shadow (what it decides is recorded, not enforced).
+    pub shadow: bool,
     /// Where it comes from.
     pub origin: Origin,
 }
 
 impl Description {
-    pub(crate) fn of(tables: &Tables) -> Self {
+    pub(crate) fn of(tables: &Tables, tools: &[String]) -> Self {
         let hooks = tables
             .metas()
             .map(|(event, meta)| HookInfo {
@@ -78,10 +106,55 @@ impl Description {
                 deferred: meta.shape == Shape::Deferred,
                 state: meta.state.iter().map(|ty| (ty.name)()).collect(),
                 observer: meta.observer,
+                shadow: meta.shadow,
                 origin: meta.origin.clone(),
             })
             .collect();
-        Description { hooks }
+        let tools = tools
+            .iter()
+            .map(|tool| ToolHooks {
+                tool: tool.clone(),
+                hooks: tables
+                    .metas()
+                    .filter(|(event, _)| event.has_tool())
+                    .filter_map(|(event, meta)| {
+                        let relevance = meta
+                            .matcher
+                            .as_ref()
+                            .map_or(Relevance::Always, |matcher| matcher.relevance(tool));
+                        (relevance != Relevance::Never).then(|| ToolHook {
+                            event,
+                            name: meta.name.to_string(),
+                            some_calls: relevance == Relevance::PerCall,
+                        })
+                    })
+                    .collect(),
+            })
+            .collect();
+        Description { hooks, tools }
+    }
+
+    /// For each of the agent's tools (given to
+    /// [`HooksBuilder::tools`](crate::HooksBuilder::tools)), the hooks that
+    /// run on its calls; empty if the builder was not told the tools.
+    ///
+    /// ```
+    /// use hooks_core::prelude::*;
+    ///
+    /// let hooks = Hooks::builder()
+    ///     .without_linked()
+    ///     .tools(["Bash", "read_file"])
+    ///     .hook(Hook::<PreToolUse>::new("no_rm", |_: &mut PreToolUse| {}).matches("Bash(rm *)"))
+    ///     .build()
+    ///     .unwrap();
+    /// let description = hooks.describe();
+    /// let bash = &description.tools()[0];
+    /// assert_eq!((bash.tool.as_str(), bash.hooks[0].name.as_str()), ("Bash", "no_rm"));
+    /// assert!(bash.hooks[0].some_calls);
+    /// assert!(description.tools()[1].hooks.is_empty());
+    /// ```
+    pub fn tools(&self) -> &[ToolHooks] {
+        &self.tools
     }
 
     /// The hooks, event by event in lifecycle order, each event in dispatch order.
@@ -105,7 +178,11 @@ fn kind(hook: &HookInfo) -> String {
         (true, false) => "async",
         (true, true) => "deferred",
     };
-    let role = if hook.observer { " observer" } else { "" };
+    let role = match (hook.observer, hook.shadow) {
+        (true, _) => " observer",
+        (false, true) => " shadow",
+        (false, false) => "",
+    };
     match hook.timeout_ms {
         None => format!("{shape}{role}"),
         Some(ms) => format!("{shape}{role} {ms}ms"),
@@ -179,6 +256,22 @@ impl fmt::Display for Description {
         line(&HEADER)?;
         for row in &rows {
             line(&row.each_ref().map(String::as_str))?;
+        }
+        for tool in &self.tools {
+            let hooks: Vec<String> = tool
+                .hooks
+                .iter()
+                .map(|hook| {
+                    let some = if hook.some_calls { ", some calls" } else { "" };
+                    format!("{} ({}{some})", hook.name, hook.event)
+                })
+                .collect();
+            let hooks = if hooks.is_empty() {
+                "no hooks".to_owned()
+            } else {
+                hooks.join(", ")
+            };
+            writeln!(f, "tool {}: {hooks}", tool.tool)?;
         }
         Ok(())
     }

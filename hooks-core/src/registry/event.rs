@@ -64,6 +64,12 @@ pub trait Event: Serialize + Send + Sync + Sized + 'static + sealed::Sealed {
     fn __tool_call(&self) -> Option<ToolCall<'_>> {
         None
     }
+    /// A copy of the fields hooks may rewrite (to undo a shadow hook).
+    #[doc(hidden)]
+    fn __save(&self) -> Box<dyn std::any::Any + Send>;
+    /// Puts back what `__save` copied.
+    #[doc(hidden)]
+    fn __restore(&mut self, saved: Box<dyn std::any::Any + Send>);
     /// Replaces what the event hands on with an error saying that it was
     /// withheld and `why` (events that can withhold; a no-op elsewhere).
     #[doc(hidden)]
@@ -127,6 +133,14 @@ macro_rules! events {
                 self.settle_touched();
             }
 
+            fn __save(&self) -> Box<dyn std::any::Any + Send> {
+                crate::context::Rewritable::save(self)
+            }
+
+            fn __restore(&mut self, saved: Box<dyn std::any::Any + Send>) {
+                crate::context::Rewritable::restore(self, saved);
+            }
+
             tool_call!($tool);
             withhold!($withhold);
         }
@@ -141,7 +155,7 @@ macro_rules! tool_call {
     (true) => {
         #[inline]
         fn __tool_call(&self) -> Option<ToolCall<'_>> {
-            Some(ToolCall::new(self.tool(), self.args()))
+            Some(ToolCall::new(self.tool(), self.args()).with_call_id(self.call_id()))
         }
     };
 }

@@ -171,6 +171,7 @@ pub struct Hook<C: Event> {
     pub(crate) timeout: Option<Duration>,
     pub(crate) shape: Shape,
     pub(crate) observer: bool,
+    pub(crate) shadow: bool,
     pub(crate) origin: Origin,
     pub(crate) state: Vec<StateType>,
     pub(crate) runner: Arc<dyn Run<C>>,
@@ -289,6 +290,7 @@ impl<C: Event> Hook<C> {
             timeout: None,
             shape,
             observer,
+            shadow: false,
             origin: Origin::Runtime,
             state,
             runner,
@@ -327,6 +329,18 @@ impl<C: Event> Hook<C> {
     #[must_use]
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Runs the hook in shadow: it runs, and what it would have decided
+    /// (deny, ask, a rewrite) is recorded in the outcome, the tracing span
+    /// and the audit record, but not enforced. The way to roll out a guard:
+    /// shadow it for a week, read what it would have denied, then enforce.
+    ///
+    /// An observer enforces nothing, so marking one is refused at build.
+    #[must_use]
+    pub fn shadow(mut self) -> Self {
+        self.shadow = true;
         self
     }
 

@@ -43,13 +43,16 @@ pub(crate) struct Inner {
     pub(crate) tables: Tables,
     pub(crate) approver: Option<Arc<dyn Approver>>,
     pub(crate) injection_budget: usize,
+    pub(crate) stop_denial_cap: u32,
+    /// The agent's tools, if the builder was told them.
+    pub(crate) tools: Vec<String>,
     pub(crate) states: StateMap,
 }
 
 impl Hooks {
     /// Lists the hooks of this dispatcher, in dispatch order.
     pub fn describe(&self) -> Description {
-        Description::of(&self.inner.tables)
+        Description::of(&self.inner.tables, &self.inner.tools)
     }
 
     /// How many hooks this dispatcher runs on `C`'s event (before matching).

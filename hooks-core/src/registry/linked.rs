@@ -38,6 +38,8 @@ pub struct More {
     /// Milliseconds; 0 for none.
     pub timeout_ms: u64,
     pub observe: bool,
+    /// Runs in shadow: decides, but is not enforced.
+    pub shadow: bool,
     /// The state the hook reads, in parameter order.
     pub state: &'static [StateType],
 }
@@ -49,6 +51,7 @@ pub static NO_MORE: More = More {
     on_error: None,
     timeout_ms: 0,
     observe: false,
+    shadow: false,
     state: &[],
 };
 

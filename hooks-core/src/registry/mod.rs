@@ -14,8 +14,8 @@ mod problem;
 pub(crate) mod state;
 pub(crate) mod table;
 
-pub use builder::HooksBuilder;
-pub use describe::{Description, HookInfo};
+pub use builder::{DEFAULT_STOP_DENIAL_CAP, HooksBuilder};
+pub use describe::{Description, HookInfo, ToolHook, ToolHooks};
 pub use event::{Event, ToolEvent};
 pub use hook::{Hook, HookCall, HookClosure, ObserverClosure, RuntimeHook};
 pub use hooks::Hooks;

@@ -116,6 +116,24 @@ pub enum BuildProblem {
         /// The hook.
         hook: String,
     },
+    /// A tool hook's pattern matches none of the tools the builder was told.
+    MatchesNoTool {
+        /// The event.
+        event: EventKind,
+        /// The hook.
+        hook: String,
+        /// Its pattern.
+        pattern: String,
+        /// The tool it most likely meant.
+        suggestion: Option<String>,
+    },
+    /// An observer was marked shadow: it enforces nothing to begin with.
+    ObserverCannotShadow {
+        /// The event.
+        event: EventKind,
+        /// The hook.
+        hook: String,
+    },
 }
 
 impl fmt::Display for BuildProblem {
@@ -177,6 +195,25 @@ impl fmt::Display for BuildProblem {
             BuildProblem::ObserverCannotDeny { event, hook } => write!(
                 f,
                 "{event} observer `{hook}`: `on_error = deny` is not possible because observers run after the decision"
+            ),
+            BuildProblem::MatchesNoTool {
+                event,
+                hook,
+                pattern,
+                suggestion,
+            } => {
+                write!(
+                    f,
+                    "{event} hook `{hook}`: its pattern \"{pattern}\" matches none of the agent's tools, so it would never run"
+                )?;
+                match suggestion {
+                    Some(tool) => write!(f, "; did you mean `{tool}`?"),
+                    None => Ok(()),
+                }
+            }
+            BuildProblem::ObserverCannotShadow { event, hook } => write!(
+                f,
+                "{event} observer `{hook}` cannot run in shadow: observers enforce nothing, so there is nothing to hold back"
             ),
         }
     }

@@ -71,6 +71,8 @@ pub(crate) struct HookMeta {
     pub(crate) timeout: Option<Duration>,
     pub(crate) shape: Shape,
     pub(crate) observer: bool,
+    /// Runs, but what it decides is recorded, not enforced.
+    pub(crate) shadow: bool,
     pub(crate) state: Vec<StateType>,
     pub(crate) origin: Origin,
 }
@@ -125,6 +127,7 @@ impl<C: Event> Entry<C> {
                 timeout: (more.timeout_ms > 0).then(|| Duration::from_millis(more.timeout_ms)),
                 shape,
                 observer: more.observe,
+                shadow: more.shadow,
                 state: more.state.to_vec(),
                 origin: Origin::Linked {
                     file: hook.file,

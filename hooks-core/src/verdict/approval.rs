@@ -57,6 +57,8 @@ pub struct ApprovalRequest {
     tool: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     args: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    call_id: Option<String>,
     prompt: String,
     timeout_ms: u128,
     /// When the dispatcher stops waiting for the person.
@@ -78,10 +80,17 @@ impl ApprovalRequest {
             session: session.clone(),
             tool: call.map(|call| call.tool().to_owned()),
             args: call.map(|call| call.args().clone()),
+            call_id: call.and_then(|call| call.call_id().map(ToOwned::to_owned)),
             prompt: approval.prompt().to_owned(),
             timeout_ms: approval.wait().as_millis(),
             deadline: Instant::now() + approval.wait(),
         }
+    }
+
+    /// The provider's id for the tool call, if the context has one: two
+    /// identical calls the model made in parallel are two requests.
+    pub fn call_id(&self) -> Option<&str> {
+        self.call_id.as_deref()
     }
 
     /// The hook asking.
@@ -145,6 +154,9 @@ pub struct ApprovalAnswer {
     by: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
+    /// The approver's id for the request (a database row, a ticket).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<String>,
 }
 
 impl ApprovalAnswer {
@@ -155,6 +167,7 @@ impl ApprovalAnswer {
             timed_out: false,
             by: None,
             reason: None,
+            id: None,
         }
     }
 
@@ -165,6 +178,7 @@ impl ApprovalAnswer {
             timed_out: false,
             by: None,
             reason: Some(reason.into()),
+            id: None,
         }
     }
 
@@ -177,6 +191,7 @@ impl ApprovalAnswer {
             timed_out: true,
             by: None,
             reason: None,
+            id: None,
         }
     }
 
@@ -185,6 +200,19 @@ impl ApprovalAnswer {
     pub fn by(mut self, who: impl Into<String>) -> Self {
         self.by = Some(who.into());
         self
+    }
+
+    /// Records the approver's id for the request, so a denial can name the
+    /// request a person refused (or let time out).
+    #[must_use]
+    pub fn with_id(mut self, id: impl Into<String>) -> Self {
+        self.id = Some(id.into());
+        self
+    }
+
+    /// The approver's id for the request, if it gave one.
+    pub fn id(&self) -> Option<&str> {
+        self.id.as_deref()
     }
 
     /// Whether the answer is yes.

@@ -2,10 +2,12 @@ use std::borrow::Cow;
 use std::time::Duration;
 
 use super::printable::printable;
+use super::refusal::Refusal;
 
 /// What a hook on a blocking event decides.
 ///
-/// Blocking events are `UserPromptSubmit`, `PreToolUse` and `Stop`. On `Stop`,
+/// Blocking events are `UserPromptSubmit`, `PostModelResponse`, `PreToolUse`,
+/// `SubagentStart`, `SubagentStop` and `Stop`. On `Stop` and `SubagentStop`,
 /// `Deny` means "do not stop yet": the agent keeps going and the reason is
 /// given to the model.
 ///
@@ -29,8 +31,9 @@ pub enum Decision {
     /// Let the call through to the next hook.
     Continue,
     /// Stop the chain: nothing after this hook runs, and the call is refused
-    /// with this reason (written for the model to read).
-    Deny(Cow<'static, str>),
+    /// with this reason (written for the model to read) and, optionally,
+    /// machine-readable details (a rate limit's wait).
+    Deny(Refusal),
     /// Ask a person (see [`Approver`](crate::Approver)) once the rest of the
     /// chain has allowed the call: a later `Deny` means nobody is asked, and
     /// a later rewrite of the arguments voids the request (the call is
@@ -41,7 +44,13 @@ pub enum Decision {
 impl Decision {
     /// Refuses the call with a reason the model can act on.
     pub fn deny(reason: impl Into<Cow<'static, str>>) -> Self {
-        Decision::Deny(reason.into())
+        Decision::Deny(Refusal::new(reason))
+    }
+
+    /// Refuses the call as over a rate limit: the reason, and when to retry
+    /// (for programs: [`DenialCause::RateLimited`](crate::DenialCause::RateLimited)).
+    pub fn rate_limited(reason: impl Into<Cow<'static, str>>, retry_after: Duration) -> Self {
+        Decision::Deny(Refusal::new(reason).rate_limited(retry_after))
     }
 
     /// Asks a person, with this prompt, before the call goes on.

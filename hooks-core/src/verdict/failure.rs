@@ -57,6 +57,29 @@ impl fmt::Display for HookError {
 
 impl std::error::Error for HookError {}
 
+/// `{"kind": "panicked" | "failed" | "timed_out", "message": .., "after_ms": ..}`.
+impl serde::Serialize for HookError {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(2))?;
+        match self {
+            HookError::Panicked(message) => {
+                map.serialize_entry("kind", "panicked")?;
+                map.serialize_entry("message", message)?;
+            }
+            HookError::Failed(message) => {
+                map.serialize_entry("kind", "failed")?;
+                map.serialize_entry("message", message)?;
+            }
+            HookError::TimedOut(after) => {
+                map.serialize_entry("kind", "timed_out")?;
+                map.serialize_entry("after_ms", &after.as_millis())?;
+            }
+        }
+        map.end()
+    }
+}
+
 // Running a hook so that nothing it does escapes: panics, errors and
 // timeouts all become a `HookError`.
 

@@ -5,15 +5,19 @@
 mod approval;
 mod decision;
 mod failure;
+mod notes;
 mod outcome;
 mod output;
 mod printable;
+mod refusal;
 
 pub(crate) use approval::grace;
 pub use approval::{ApprovalAnswer, ApprovalOutcome, ApprovalRecord, ApprovalRequest, Approver};
 pub use decision::{Approval, Decision};
 pub use failure::HookError;
-pub(crate) use failure::{catch, guard, within};
+pub(crate) use failure::{catch, catch_async, guard, within};
+pub use notes::{MessageLevel, Notes, Shadowed, StopCapped, UserMessage, Warning, Would};
 pub use outcome::{Denial, DenialCause, Outcome};
 pub use output::{BoxFuture, Deferred, HookOutput, ObserverOutput, Verdict};
 pub use printable::printable;
+pub use refusal::{DenyDetails, Refusal};

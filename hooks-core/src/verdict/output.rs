@@ -24,7 +24,7 @@ pub type Verdict = Result<Decision, HookError>;
 #[diagnostic::on_unimplemented(
     message = "a `{E}` hook cannot return `{Self}`",
     label = "not a return type for `{E}` hooks",
-    note = "hooks return `()`, `Decision` (only on events that may block: UserPromptSubmit, PreToolUse, Stop), or a `Result<_, E: Display>` of those",
+    note = "hooks return `()`, `Decision` (only on events that may block: UserPromptSubmit, PostModelResponse, PreToolUse, SubagentStart, SubagentStop, Stop), or a `Result<_, E: Display>` of those",
     note = "events that cannot block change things through the context instead, e.g. `ctx.result_mut()` on PostToolUse"
 )]
 pub trait HookOutput<E> {

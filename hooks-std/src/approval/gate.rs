@@ -98,10 +98,12 @@ impl ApprovalGate {
         let args = request.args().cloned().unwrap_or(Value::Null);
         if let Some(grant) = self.store.grant(session.id(), tool).await? {
             let by = grant.by.unwrap_or_else(|| "someone".to_owned());
-            return Ok(ApprovalAnswer::approve().by(format!(
-                "{by} (allowed for this session, request #{})",
-                grant.request
-            )));
+            return Ok(ApprovalAnswer::approve()
+                .by(format!(
+                    "{by} (allowed for this session, request #{})",
+                    grant.request
+                ))
+                .with_id(grant.request.to_string()));
         }
         let fingerprint = fingerprint(request, tool, &args);
         let id = match self.store.open_request(&fingerprint).await? {
@@ -133,6 +135,7 @@ impl ApprovalGate {
         expiry.id = None;
         Ok(self.use_answer(&answered).await?.unwrap_or_else(|| {
             ApprovalAnswer::deny(format!("request #{id} was already used by another call"))
+                .with_id(id.to_string())
         }))
     }
 
@@ -183,7 +186,9 @@ impl ApprovalGate {
     /// Uses an answered request for this call: `None` if another call used it first.
     async fn use_answer(&self, answered: &Request) -> Result<Option<ApprovalAnswer>, StoreError> {
         if answered.status == Status::Expired {
-            return Ok(Some(ApprovalAnswer::timed_out()));
+            return Ok(Some(
+                ApprovalAnswer::timed_out().with_id(answered.id.to_string()),
+            ));
         }
         if !self.store.consume(answered.id).await? {
             return Ok(None);
@@ -192,15 +197,20 @@ impl ApprovalGate {
             .responded_by
             .clone()
             .unwrap_or_else(|| "someone".to_owned());
-        Ok(Some(if answered.status == Status::Approved {
-            ApprovalAnswer::approve().by(format!("{by} (request #{})", answered.id))
+        let answer = if answered.status == Status::Approved {
+            ApprovalAnswer::approve()
         } else {
             let reason = answered
                 .reason
                 .clone()
                 .unwrap_or_else(|| "no reason given".to_owned());
-            ApprovalAnswer::deny(reason).by(format!("{by} (request #{})", answered.id))
-        }))
+            ApprovalAnswer::deny(reason)
+        };
+        Ok(Some(
+            answer
+                .by(format!("{by} (request #{})", answered.id))
+                .with_id(answered.id.to_string()),
+        ))
     }
 
     /// Waits for the first answer: from the channel, or in the store.
@@ -299,7 +309,9 @@ fn fingerprint(request: &ApprovalRequest, tool: &str, args: &Value) -> String {
         request.hook().as_str(),
         request.prompt(),
         tool,
-        args
+        args,
+        // Two identical calls the model made in parallel are two requests.
+        request.call_id()
     ]);
     Sha256::digest(question.to_string().as_bytes()).iter().fold(
         String::with_capacity(64),

@@ -176,6 +176,11 @@ impl Auditor {
         self.write(AuditRecord::completed(ctx, &self.redactor))
     }
 
+    /// Records a call whose tool failed.
+    pub fn record_failed(&self, ctx: &PostToolUseFailure) -> Deferred<'_, ()> {
+        self.write(AuditRecord::failed(ctx, &self.redactor))
+    }
+
     fn write(&self, record: AuditRecord) -> Deferred<'_, ()> {
         match self.sink.write(&record) {
             Deferred::Ready(result) => {
@@ -219,7 +224,7 @@ impl Auditor {
 
 /// Refuses calls while the audit log cannot be written (fail-closed).
 #[pre_tool_use(group = "hooks_std", priority = i32::MAX)]
-fn gate(ctx: &mut PreToolUse, auditor: &Auditor) -> Decision {
+fn gate(ctx: &PreToolUse, auditor: &Auditor) -> Decision {
     auditor.gate(ctx)
 }
 
@@ -233,4 +238,10 @@ fn denied<'s>(ctx: &PreToolUse, auditor: &'s Auditor) -> Deferred<'s, ()> {
 #[post_tool_use(group = "hooks_std", observe)]
 fn completed<'s>(ctx: &PostToolUse, auditor: &'s Auditor) -> Deferred<'s, ()> {
     auditor.record_completed(ctx)
+}
+
+/// Records calls whose tool failed.
+#[post_tool_use_failure(group = "hooks_std", observe)]
+fn failed<'s>(ctx: &PostToolUseFailure, auditor: &'s Auditor) -> Deferred<'s, ()> {
+    auditor.record_failed(ctx)
 }

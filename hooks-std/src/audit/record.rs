@@ -4,7 +4,10 @@ use std::io;
 use std::time::SystemTime;
 
 use hooks_core::context::Rewrite;
-use hooks_core::{ApprovalOutcome, ApprovalRecord, PostToolUse, PreToolUse, Session, Value};
+use hooks_core::{
+    ApprovalOutcome, ApprovalRecord, Notes, PostToolUse, PostToolUseFailure, PreToolUse, Session,
+    Value,
+};
 use serde::Serialize;
 
 use crate::redact::Redactor;
@@ -26,6 +29,9 @@ pub struct AuditRecord {
     pub user: Option<String>,
     /// The tool.
     pub tool: String,
+    /// The provider's id for the call, if the agent loop gave it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
     /// Its final arguments, secrets redacted.
     pub args: Value,
     /// `allowed` (the tool ran) or `denied`.
@@ -36,6 +42,11 @@ pub struct AuditRecord {
     /// Why it denied.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The denial's kind and typed details, for programs
+    /// ([`DenialCause`](hooks_core::DenialCause) as JSON, secrets redacted):
+    /// `{"kind": "rate_limited", "retry_after_ms": 1500}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<Value>,
     /// Each rewrite of the arguments (or result), with the hook that made it.
     pub rewrites: Vec<Rewrite>,
     /// Each approval asked for, with who answered.
@@ -50,6 +61,11 @@ pub struct AuditRecord {
     /// The tool's error, secrets redacted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What hooks noted on the call, secrets redacted: warnings
+    /// (`ctx.warn`), messages for the person, and what shadow hooks would
+    /// have done (`{"hook": .., "would": "deny", "reason": ..}`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notes: Option<Value>,
 }
 
 /// The decision an [`AuditRecord`] records.
@@ -71,10 +87,42 @@ impl AuditRecord {
             decided_by: Some(denial.hook().to_string()),
             // A reason may quote what it refused.
             reason: Some(redactor.redacted(denial.reason())),
+            cause: Some(redacted_json(denial.cause(), redactor)),
             rewrites: ctx.rewrites().to_vec(),
             approvals: redacted_approvals(ctx.approvals(), redactor),
-            ..Self::base(ctx.session(), ctx.tool(), ctx.args(), redactor)
+            notes: redacted_notes(&ctx.notes(), redactor),
+            ..Self::base(
+                ctx.session(),
+                ctx.tool(),
+                ctx.call_id(),
+                ctx.args(),
+                redactor,
+            )
         })
+    }
+
+    /// The record of a call whose tool failed (returned an error or panicked).
+    pub fn failed(ctx: &PostToolUseFailure, redactor: &Redactor) -> Self {
+        let mut rewrites = ctx.pre_rewrites().to_vec();
+        rewrites.extend_from_slice(ctx.rewrites());
+        let message = ctx.error().message();
+        AuditRecord {
+            decision: Decision::Allowed,
+            rewrites,
+            approvals: redacted_approvals(ctx.pre_approvals(), redactor),
+            duration_ms: ctx
+                .duration()
+                .map(|duration| u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)),
+            error: Some(redactor.redacted(message)),
+            notes: redacted_notes(&merged(ctx.pre_notes(), &ctx.notes()), redactor),
+            ..Self::base(
+                ctx.session(),
+                ctx.tool(),
+                ctx.call_id(),
+                ctx.args(),
+                redactor,
+            )
+        }
     }
 
     /// The record of a call that ran.
@@ -101,11 +149,24 @@ impl AuditRecord {
                 .map(|duration| u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)),
             result_bytes,
             error,
-            ..Self::base(ctx.session(), ctx.tool(), ctx.args(), redactor)
+            notes: redacted_notes(&merged(ctx.pre_notes(), &ctx.notes()), redactor),
+            ..Self::base(
+                ctx.session(),
+                ctx.tool(),
+                ctx.call_id(),
+                ctx.args(),
+                redactor,
+            )
         }
     }
 
-    fn base(session: &Session, tool: &str, args: &Value, redactor: &Redactor) -> Self {
+    fn base(
+        session: &Session,
+        tool: &str,
+        call_id: Option<&str>,
+        args: &Value,
+        redactor: &Redactor,
+    ) -> Self {
         AuditRecord {
             ts: humantime::format_rfc3339_millis(SystemTime::now()).to_string(),
             session: session.id().to_owned(),
@@ -113,17 +174,40 @@ impl AuditRecord {
             parent_agent: session.parent_agent_id().map(ToOwned::to_owned),
             user: session.user_id().map(ToOwned::to_owned),
             tool: tool.to_owned(),
+            call_id: call_id.map(ToOwned::to_owned),
             args: redactor.redact(args),
             decision: Decision::Allowed,
             decided_by: None,
             reason: None,
+            cause: None,
             rewrites: Vec::new(),
             approvals: Vec::new(),
             duration_ms: None,
             result_bytes: None,
             error: None,
+            notes: None,
         }
     }
+}
+
+/// The notes of the whole call: what pre-tool-use hooks noted, then post.
+fn merged(pre: &Notes, post: &Notes) -> Notes {
+    let mut notes = pre.clone();
+    notes.messages.extend_from_slice(&post.messages);
+    notes.warnings.extend_from_slice(&post.warnings);
+    notes.shadowed.extend_from_slice(&post.shadowed);
+    notes
+}
+
+/// Notes as JSON, redacted (a warning or a shadow reason may quote the
+/// arguments); `None` when there are none.
+fn redacted_notes(notes: &Notes, redactor: &Redactor) -> Option<Value> {
+    (!notes.is_empty()).then(|| redacted_json(notes, redactor))
+}
+
+/// Any serializable value as JSON, every string in it redacted.
+fn redacted_json<T: Serialize + ?Sized>(value: &T, redactor: &Redactor) -> Value {
+    redactor.redact(&serde_json::to_value(value).unwrap_or(Value::Null))
 }
 
 /// Approvals as recorded, their prompts and answers' reasons redacted: a

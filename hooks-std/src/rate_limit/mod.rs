@@ -50,7 +50,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hooks_core::prelude::*;
-use hooks_core::{Deferred, Matcher, ToolCall};
+use hooks_core::{Deferred, Matcher, Refusal, ToolCall};
 use serde::{Deserialize, Serialize};
 
 pub use gcra::Limit;
@@ -339,7 +339,7 @@ impl RateLimiter {
     fn give_back(
         &self,
         taken: &[(usize, Key<'static>)],
-        refusal: String,
+        refusal: Refusal,
     ) -> Deferred<'_, Decision> {
         let mut later = Vec::new();
         for (index, key) in taken {
@@ -349,13 +349,13 @@ impl RateLimiter {
             }
         }
         if later.is_empty() {
-            return Deferred::Ready(Decision::deny(refusal));
+            return Deferred::Ready(Decision::Deny(refusal));
         }
         Deferred::Later(Box::pin(async move {
             for pending in later {
                 log_release(pending.await);
             }
-            Decision::deny(refusal)
+            Decision::Deny(refusal)
         }))
     }
 }
@@ -390,17 +390,20 @@ impl CompiledRule {
         )
     }
 
-    /// Why a call is refused: its bucket is full, or the store failed.
-    fn refusal(&self, answer: Result<Admission, StoreError>) -> String {
+    /// Why a call is refused: its bucket is full (a typed
+    /// [`DenialCause::RateLimited`](hooks_core::DenialCause::RateLimited)
+    /// with the wait), or the store failed (`rate_limit_unavailable`).
+    fn refusal(&self, answer: Result<Admission, StoreError>) -> Refusal {
         let wait = match answer {
             Ok(Admission::RetryAfter(wait)) => wait,
             Ok(Admission::Admitted) => Duration::ZERO,
             Err(error) => {
-                return format!(
+                return Refusal::new(format!(
                     "the rate limit cannot be checked ({error}), and no call runs uncounted; \
                      try again shortly (tools `{}`)",
                     self.matcher
-                );
+                ))
+                .kind("rate_limit_unavailable", Value::Null);
             }
         };
         let mut text = format!("rate limit reached: at most {} for ", self.limit);
@@ -411,13 +414,14 @@ impl CompiledRule {
             let _ = write!(text, "each {}", parts.join(" and "));
         }
         let _ = write!(text, " (tools `{}`)", self.matcher);
-        let millis = wait.as_millis().max(1);
+        // Never "retry after 0": a bucket that is full has a wait.
+        let wait = wait.max(Duration::from_millis(1));
         let _ = write!(
             text,
-            "; retry after {:.1}s (retry_after_ms={millis}) or call something else meanwhile",
+            "; retry after {:.1}s or call something else meanwhile",
             wait.as_secs_f64()
         );
-        text
+        Refusal::new(text).rate_limited(wait)
     }
 }
 

@@ -56,6 +56,33 @@ fn stop(ctx: &mut Stop) -> Decision {
     if ctx.stop_hook_active() { Decision::Continue } else { Decision::deny("keep going") }
 }
 
+#[post_model_response]
+fn reply(ctx: &mut PostModelResponse) -> Result<Decision, PolicyError> {
+    let _ = ctx.text_mut();
+    Ok(Decision::Continue)
+}
+
+#[post_tool_use_failure(matches = "sql_*", on_error = "deny")]
+fn failed(ctx: &mut PostToolUseFailure) {
+    let _ = ctx.error_mut();
+}
+
+#[subagent_start(observe)]
+fn spawned(ctx: &SubagentStart) {
+    let _ = ctx.subagent_id();
+}
+
+#[subagent_stop]
+fn sub_stop(_ctx: &SubagentStop) -> Decision {
+    Decision::Continue
+}
+
+#[pre_compact]
+async fn compact(ctx: &mut PreCompact) -> Result<(), PolicyError> {
+    ctx.inject("keep");
+    Ok(())
+}
+
 #[session_end]
 fn end(_: &mut SessionEnd) -> Result<(), std::io::Error> {
     Ok(())
@@ -63,5 +90,5 @@ fn end(_: &mut SessionEnd) -> Result<(), std::io::Error> {
 
 fn main() {
     let hooks = Hooks::builder().build().unwrap();
-    assert_eq!(hooks.describe().hooks().len(), 9);
+    assert_eq!(hooks.describe().hooks().len(), 14);
 }
