@@ -4,7 +4,7 @@
 //! |---|---|---|---|
 //! | `audit-log` | `hooks_std::audit::*` | `PreToolUse`, `PostToolUse`, `PostToolUseFailure` (observers) | one JSON Lines record per tool call, denied ones too, secrets redacted |
 //! | `read-only` | `hooks_std::read_only::guard` | `PreToolUse` | denies tools that write while read-only mode is on |
-//! | `truncate` | `hooks_std::truncate::cut` | `PostToolUse` | cuts oversized results (default 8,000 characters), keeping head and tail |
+//! | `truncate` | `hooks_std::truncate::{cut, cut_error}` | `PostToolUse`, `PostToolUseFailure` | cuts oversized results and error messages (default 8,000 characters), keeping head and tail |
 //! | `rate-limit` | `hooks_std::rate_limit::guard` | `PreToolUse` | per tool / user / metadata-key limits, with retry-after |
 //! | `approval` | `hooks_std::approval::gate` + [`approval::ApprovalGate`] | `PreToolUse` | a person's yes before flagged calls; SQLite-backed, survives restarts, `hooks-approve` CLI |
 //!

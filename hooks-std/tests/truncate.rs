@@ -9,7 +9,7 @@ hooks_core::link!(hooks_std);
 /// A dispatcher running only the truncation hook, with these limits.
 fn hooks(truncator: Truncator) -> Hooks {
     Hooks::builder()
-        .only(["hooks_std::truncate::cut"])
+        .only(["hooks_std::truncate::cut", "hooks_std::truncate::cut_error"])
         .state(truncator)
         .build()
         .unwrap()
@@ -156,6 +156,28 @@ fn tool_errors_are_cut_too() {
     let message = ctx.result().unwrap_err();
     assert!(message.chars().count() <= 8_000);
     assert!(message.contains("of 50000 characters cut"));
+}
+
+#[test]
+fn a_failed_tools_huge_error_is_cut_before_the_model_sees_it() {
+    let hooks = hooks(Truncator::default());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let run = runtime.block_on(hooks.tool("Bash").run(
+        &Session::new("s"),
+        json!({"command": "make"}),
+        async |_: &Value| Err::<Value, _>(format!("trace: {}", "frame\n".repeat(10_000))),
+    ));
+    let failure = run.failure().expect("the tool failed");
+    let message = failure.error().message();
+    assert!(message.chars().count() <= 8_000, "{}", message.len());
+    assert!(message.starts_with("trace: frame"));
+    assert!(
+        message.contains("of 60007 characters cut"),
+        "{message:.200}"
+    );
+    assert_eq!(failure.rewrites()[0].field, "error");
 }
 
 #[test]

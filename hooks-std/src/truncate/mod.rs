@@ -141,6 +141,16 @@ fn cut(ctx: &mut PostToolUse, truncator: &Truncator) {
     }
 }
 
+/// Cuts a failed tool's error message (a stack trace, a dumped response)
+/// as a result would be: a failure must not flood the context either.
+#[post_tool_use_failure(group = "hooks_std", priority = 1000)]
+fn cut_error(ctx: &mut PostToolUseFailure, truncator: &Truncator) {
+    let limit = truncator.limit(ToolCall::new(ctx.tool(), ctx.args()));
+    if let Some(cut) = text::cut_text(ctx.error().message(), limit) {
+        *ctx.error_mut().message_mut() = cut;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
