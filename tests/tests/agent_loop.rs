@@ -46,6 +46,11 @@ fn two_identical_parallel_calls_are_told_apart_by_their_call_id() {
     block_on(async {
         let (a, b) = tokio::join!(hooks.dispatch(&mut first), hooks.dispatch(&mut second));
         assert!(a.is_continue() && b.is_continue());
+        // Each outcome says which call it is about.
+        assert_eq!(
+            (a.call_id(), b.call_id()),
+            (Some("toolu_1"), Some("toolu_2"))
+        );
     });
     let mut asked = approver.0.lock().unwrap().clone();
     asked.sort();

@@ -179,6 +179,10 @@ impl PostToolUseFailure {
         self.call_id.as_deref()
     }
 
+    pub(crate) fn call_id_arc(&self) -> Option<Arc<str>> {
+        self.call_id.clone()
+    }
+
     /// How long the tool ran, if the agent loop measured it.
     pub fn duration(&self) -> Option<Duration> {
         self.duration

@@ -208,6 +208,10 @@ impl PostToolUse {
         self.call_id.as_deref()
     }
 
+    pub(crate) fn call_id_arc(&self) -> Option<Arc<str>> {
+        self.call_id.clone()
+    }
+
     /// What pre-tool-use hooks noted on the call (warnings, messages,
     /// shadow decisions), when built with [`after`](Self::after).
     pub fn pre_notes(&self) -> &Notes {

@@ -105,7 +105,7 @@ pub(crate) fn cap_stops<C: Event>(
 pub(crate) fn conclude<C: Event>(ctx: &mut C, denial: Option<Denial>) -> Outcome {
     let notes = ctx.__trail().notes_mut();
     let notes = (!notes.is_empty()).then(|| Box::new(notes.clone()));
-    Outcome::new(denial, notes)
+    Outcome::new(ctx.__call_id(), denial, notes)
 }
 
 /// Runs a shadow hook: it runs as any hook would, and what it would have

@@ -64,6 +64,11 @@ pub trait Event: Serialize + Send + Sync + Sized + 'static + sealed::Sealed {
     fn __tool_call(&self) -> Option<ToolCall<'_>> {
         None
     }
+    /// The provider's id for the tool call (tool events), shared, for the outcome.
+    #[doc(hidden)]
+    fn __call_id(&self) -> Option<std::sync::Arc<str>> {
+        None
+    }
     /// A copy of the fields hooks may rewrite (to undo a shadow hook).
     #[doc(hidden)]
     fn __save(&self) -> Box<dyn std::any::Any + Send>;
@@ -156,6 +161,11 @@ macro_rules! tool_call {
         #[inline]
         fn __tool_call(&self) -> Option<ToolCall<'_>> {
             Some(ToolCall::new(self.tool(), self.args()).with_call_id(self.call_id()))
+        }
+
+        #[inline]
+        fn __call_id(&self) -> Option<std::sync::Arc<str>> {
+            self.call_id_arc()
         }
     };
 }

@@ -1,6 +1,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -24,6 +25,9 @@ use crate::verdict::{Notes, Shadowed, StopCapped, UserMessage, Warning};
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 #[must_use = "a denied outcome must stop the call"]
 pub struct Outcome {
+    /// The provider's id for the tool call, on tool events that have one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    call_id: Option<Arc<str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     denial: Option<Denial>,
     #[serde(skip_serializing_if = "Option::is_none", flatten)]
@@ -35,12 +39,28 @@ static NO_NOTES: Notes = Notes::EMPTY;
 impl Outcome {
     /// Every hook let the call through, and noted nothing.
     pub const CONTINUE: Outcome = Outcome {
+        call_id: None,
         denial: None,
         notes: None,
     };
 
-    pub(crate) fn new(denial: Option<Denial>, notes: Option<Box<Notes>>) -> Self {
-        Outcome { denial, notes }
+    pub(crate) fn new(
+        call_id: Option<Arc<str>>,
+        denial: Option<Denial>,
+        notes: Option<Box<Notes>>,
+    ) -> Self {
+        Outcome {
+            call_id,
+            denial,
+            notes,
+        }
+    }
+
+    /// The provider's id for the tool call this outcome is about, if the
+    /// context had one: how a loop running calls in parallel matches
+    /// outcomes to calls.
+    pub fn call_id(&self) -> Option<&str> {
+        self.call_id.as_deref()
     }
 
     /// Whether the call may go on.
