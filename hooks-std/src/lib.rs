@@ -7,6 +7,7 @@
 //! | `truncate` | `hooks_std::truncate::{cut, cut_error}` | `PostToolUse`, `PostToolUseFailure` | cuts oversized results and error messages (default 8,000 characters), keeping head and tail |
 //! | `rate-limit` | `hooks_std::rate_limit::guard` | `PreToolUse` | per tool / user / metadata-key limits, with retry-after |
 //! | `approval` | `hooks_std::approval::gate` + [`approval::ApprovalGate`] | `PreToolUse` | a person's yes before flagged calls; SQLite-backed, survives restarts, `hooks-approve` CLI |
+//! | `replay` | [`replay::replay`] (no hook) | — | runs an audit log or a transcript through a dispatcher and reports where it decides differently; runs no tool |
 //!
 //! Turning a feature on registers its hooks (in group `hooks_std`) with
 //! sensible defaults. Each hook's configuration is state of the dispatcher
@@ -52,6 +53,8 @@ pub mod rate_limit;
 pub mod read_only;
 #[cfg(any(feature = "audit-log", feature = "approval"))]
 pub mod redact;
+#[cfg(feature = "replay")]
+pub mod replay;
 #[cfg(feature = "truncate")]
 pub mod truncate;
 

@@ -22,6 +22,7 @@ use hooks_std::approval::{Answer, ApprovalGate, Approvals, ScriptedChannel, Term
 use hooks_std::audit::{Audit, Auditor};
 use hooks_std::rate_limit::{By, RateLimit, RateLimiter, Rule};
 use hooks_std::redact::Redactor;
+use hooks_std::replay;
 
 use script::{TOOLS, Turn};
 
@@ -81,7 +82,48 @@ async fn main() -> ExitCode {
         &format!("session {} closed", end.session().id()),
     );
     print_audit_log(&audit_log);
-    ExitCode::SUCCESS
+    match replay_with_a_stricter_policy(&audit_log).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("replay failed: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Before tightening a policy, ask what it would have done last week: the
+/// session's own audit log, replayed through a stricter dispatcher. No tool
+/// runs, nothing is recorded, nobody is asked (`replay::prepare`).
+async fn replay_with_a_stricter_policy(
+    audit_log: &std::path::Path,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let recording = replay::parse(&std::fs::read_to_string(audit_log)?);
+    let stricter = replay::prepare(
+        Hooks::builder()
+            .state(Redactor::default())
+            .hook(
+                Hook::new("stricter::no_web_search", |_: &mut PreToolUse| {
+                    Decision::deny("web search is off for this agent")
+                })
+                .matches("search"),
+            )
+            .hook(
+                Hook::new("stricter::refunds_up_to_100", |ctx: &mut PreToolUse| {
+                    match ctx.args()["amount_usd"].as_u64() {
+                        Some(amount) if amount > 100 => {
+                            Decision::deny(format!("a ${amount} refund is over the $100 limit"))
+                        }
+                        _ => Decision::Continue,
+                    }
+                })
+                .matches("payments_refund"),
+            ),
+    )
+    .tools(TOOLS.iter().copied())
+    .build()?;
+    let report = replay::replay(&stricter, &recording).await?;
+    println!("\nReplaying that log against a stricter policy (no tool runs):\n\n{report}");
+    Ok(())
 }
 
 /// The file after `--config`, if given.

@@ -27,6 +27,11 @@ pub struct AuditRecord {
     pub parent_agent: Option<String>,
     /// The user, if known.
     pub user: Option<String>,
+    /// The session's metadata (role, tenant, read-only mode, ...), secrets
+    /// redacted: what policies keyed on it decided from, and what a replay
+    /// needs to decide the same way.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Value>,
     /// The tool.
     pub tool: String,
     /// The provider's id for the call, if the agent loop gave it.
@@ -173,6 +178,8 @@ impl AuditRecord {
             agent: session.agent_id().to_owned(),
             parent_agent: session.parent_agent_id().map(ToOwned::to_owned),
             user: session.user_id().map(ToOwned::to_owned),
+            metadata: (!session.metadata().is_empty())
+                .then(|| redactor.redact(&Value::Object(session.metadata().clone()))),
             tool: tool.to_owned(),
             call_id: call_id.map(ToOwned::to_owned),
             args: redactor.redact(args),
