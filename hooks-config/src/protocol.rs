@@ -195,6 +195,19 @@ pub(crate) fn parse_output(text: &str) -> Result<Reply, HookError> {
 }
 
 /// The decision part of a reply, for events that may block.
+/// Passes a reply's message (`systemMessage`) on to the person and its
+/// context to the model: what every event that takes context does first.
+macro_rules! tell_and_inject {
+    ($ctx:ident, $reply:ident) => {
+        if let Some(message) = $reply.message.take() {
+            $ctx.user_message(MessageLevel::Warning, message);
+        }
+        if let Some(context) = $reply.context.take() {
+            $ctx.inject(context);
+        }
+    };
+}
+
 fn decide(reply: Reply) -> Decision {
     match (reply.block, reply.ask) {
         (Some(reason), _) => Decision::deny(reason),
@@ -211,9 +224,6 @@ impl ProtocolEvent for PreToolUse {
     }
 
     fn apply(&mut self, mut reply: Reply) -> Verdict {
-        if let Some(message) = reply.message.take() {
-            self.user_message(MessageLevel::Warning, message);
-        }
         if let Some(input) = reply.updated_input.take() {
             if !input.is_object() {
                 return Err(HookError::failed(
@@ -222,9 +232,7 @@ impl ProtocolEvent for PreToolUse {
             }
             *self.args_mut() = input;
         }
-        if let Some(context) = reply.context.take() {
-            self.inject(context);
-        }
+        tell_and_inject!(self, reply);
         Ok(decide(reply))
     }
 }
@@ -243,13 +251,11 @@ impl ProtocolEvent for PostToolUse {
         fields
     }
 
-    fn apply(&mut self, reply: Reply) -> Verdict {
-        if let Some(message) = reply.message {
-            self.user_message(MessageLevel::Warning, message);
-        }
+    fn apply(&mut self, mut reply: Reply) -> Verdict {
+        tell_and_inject!(self, reply);
         // The tool already ran: a block's reason is told to the model instead.
-        for text in [reply.context, reply.block].into_iter().flatten() {
-            self.inject(text);
+        if let Some(reason) = reply.block {
+            self.inject(reason);
         }
         Ok(Decision::Continue)
     }
@@ -266,13 +272,11 @@ impl ProtocolEvent for PostToolUseFailure {
         fields
     }
 
-    fn apply(&mut self, reply: Reply) -> Verdict {
-        if let Some(message) = reply.message {
-            self.user_message(MessageLevel::Warning, message);
-        }
+    fn apply(&mut self, mut reply: Reply) -> Verdict {
+        tell_and_inject!(self, reply);
         // The tool already failed: a block's reason is told to the model instead.
-        for text in [reply.context, reply.block].into_iter().flatten() {
-            self.inject(text);
+        if let Some(reason) = reply.block {
+            self.inject(reason);
         }
         Ok(Decision::Continue)
     }
@@ -289,12 +293,7 @@ impl ProtocolEvent for PostModelResponse {
     }
 
     fn apply(&mut self, mut reply: Reply) -> Verdict {
-        if let Some(message) = reply.message.take() {
-            self.user_message(MessageLevel::Warning, message);
-        }
-        if let Some(context) = reply.context.take() {
-            self.inject(context);
-        }
+        tell_and_inject!(self, reply);
         Ok(decide(reply))
     }
 }
@@ -314,36 +313,7 @@ impl ProtocolEvent for SubagentStart {
     }
 
     fn apply(&mut self, mut reply: Reply) -> Verdict {
-        if let Some(message) = reply.message.take() {
-            self.user_message(MessageLevel::Warning, message);
-        }
-        if let Some(context) = reply.context.take() {
-            self.inject(context);
-        }
-        Ok(decide(reply))
-    }
-}
-
-impl ProtocolEvent for SubagentStop {
-    const NAME: &'static str = "SubagentStop";
-
-    fn fields(&self) -> Map<String, Value> {
-        let mut fields =
-            Map::from_iter([("stop_hook_active".into(), json!(self.stop_hook_active()))]);
-        if let Some(message) = self.last_message() {
-            fields.insert("last_assistant_message".into(), json!(message));
-        }
-        fields
-    }
-
-    fn apply(&mut self, mut reply: Reply) -> Verdict {
-        if let Some(message) = reply.message.take() {
-            self.user_message(MessageLevel::Warning, message);
-        }
-        if let Some(context) = reply.context.take() {
-            self.inject(context);
-        }
-        reply.ask = None;
+        tell_and_inject!(self, reply);
         Ok(decide(reply))
     }
 }
@@ -362,12 +332,7 @@ impl ProtocolEvent for PreCompact {
     }
 
     fn apply(&mut self, mut reply: Reply) -> Verdict {
-        if let Some(message) = reply.message.take() {
-            self.user_message(MessageLevel::Warning, message);
-        }
-        if let Some(context) = reply.context.take() {
-            self.inject(context);
-        }
+        tell_and_inject!(self, reply);
         // Passed on even where the event cannot block: the dispatcher logs it.
         Ok(decide(reply))
     }
@@ -381,39 +346,38 @@ impl ProtocolEvent for UserPromptSubmit {
     }
 
     fn apply(&mut self, mut reply: Reply) -> Verdict {
-        if let Some(message) = reply.message.take() {
-            self.user_message(MessageLevel::Warning, message);
-        }
-        if let Some(context) = reply.context.take() {
-            self.inject(context);
-        }
+        tell_and_inject!(self, reply);
         Ok(decide(reply))
     }
 }
 
-impl ProtocolEvent for Stop {
-    const NAME: &'static str = "Stop";
+/// `Stop` and `SubagentStop`: the same fields, and a block keeps the agent
+/// going (an ask has no meaning there and is dropped).
+macro_rules! stopping {
+    ($kind:ident) => {
+        impl ProtocolEvent for $kind {
+            const NAME: &'static str = stringify!($kind);
 
-    fn fields(&self) -> Map<String, Value> {
-        let mut fields =
-            Map::from_iter([("stop_hook_active".into(), json!(self.stop_hook_active()))]);
-        if let Some(message) = self.last_message() {
-            fields.insert("last_assistant_message".into(), json!(message));
-        }
-        fields
-    }
+            fn fields(&self) -> Map<String, Value> {
+                let mut fields =
+                    Map::from_iter([("stop_hook_active".into(), json!(self.stop_hook_active()))]);
+                if let Some(message) = self.last_message() {
+                    fields.insert("last_assistant_message".into(), json!(message));
+                }
+                fields
+            }
 
-    fn apply(&mut self, mut reply: Reply) -> Verdict {
-        if let Some(message) = reply.message.take() {
-            self.user_message(MessageLevel::Warning, message);
+            fn apply(&mut self, mut reply: Reply) -> Verdict {
+                tell_and_inject!(self, reply);
+                reply.ask = None;
+                Ok(decide(reply))
+            }
         }
-        if let Some(context) = reply.context.take() {
-            self.inject(context);
-        }
-        reply.ask = None;
-        Ok(decide(reply))
-    }
+    };
 }
+
+stopping!(Stop);
+stopping!(SubagentStop);
 
 impl ProtocolEvent for SessionStart {
     const NAME: &'static str = "SessionStart";
@@ -423,12 +387,7 @@ impl ProtocolEvent for SessionStart {
     }
 
     fn apply(&mut self, mut reply: Reply) -> Verdict {
-        if let Some(message) = reply.message.take() {
-            self.user_message(MessageLevel::Warning, message);
-        }
-        if let Some(context) = reply.context.take() {
-            self.inject(context);
-        }
+        tell_and_inject!(self, reply);
         // Passed on even where the event cannot block: the dispatcher logs
         // the block (or ask) and goes on, so the script's answer is not lost.
         Ok(decide(reply))
@@ -462,12 +421,7 @@ impl ProtocolEvent for PreModelRequest {
     }
 
     fn apply(&mut self, mut reply: Reply) -> Verdict {
-        if let Some(message) = reply.message.take() {
-            self.user_message(MessageLevel::Warning, message);
-        }
-        if let Some(context) = reply.context.take() {
-            self.inject(context);
-        }
+        tell_and_inject!(self, reply);
         // Passed on even where the event cannot block: the dispatcher logs
         // the block (or ask) and goes on, so the script's answer is not lost.
         Ok(decide(reply))

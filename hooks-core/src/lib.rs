@@ -103,9 +103,9 @@ pub use event::{EventKind, OnError};
 pub use matcher::{Matcher, PatternError};
 pub use name::HookName;
 pub use registry::{
-    BuildError, BuildProblem, DEFAULT_STOP_DENIAL_CAP, Description, Event, Hook, HookCall,
-    HookClosure, HookInfo, Hooks, HooksBuilder, ObserverClosure, Origin, RuntimeHook, StateValue,
-    ToolEvent, ToolHook, ToolHooks,
+    AfterToolUse, BuildError, BuildProblem, DEFAULT_STOP_DENIAL_CAP, Description, Event, Hook,
+    HookCall, HookClosure, HookInfo, Hooks, HooksBuilder, ObserverClosure, Origin, RuntimeHook,
+    StateValue, ToolEvent, ToolHook, ToolHooks,
 };
 pub use serde_json::{Value, json};
 pub use session::Session;

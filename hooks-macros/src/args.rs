@@ -147,7 +147,7 @@ fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
 /// The argument a misspelled key most likely meant.
 fn suggest(key: &str) -> Option<&'static str> {
     KEYS.iter()
-        .map(|known| (edit_distance(key, known), *known))
+        .map(|known| (hooks_pattern::edit_distance(key, known), *known))
         .filter(|(distance, _)| *distance <= 2)
         .min()
         .map(|(_, known)| known)
@@ -302,24 +302,6 @@ fn parse_on_error(input: syn::parse::ParseStream<'_>) -> syn::Result<OnError> {
             "`on_error` is \"deny\" (fail closed) or \"continue\" (fail open)",
         )),
     }
-}
-
-/// Levenshtein distance, for "did you mean" on short argument names.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != cb));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
 }
 
 /// Errors collected across arguments and signature, reported together.

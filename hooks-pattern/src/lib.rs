@@ -36,9 +36,11 @@
 //! assert!(!alternatives[1].matches("Bash", Some("ls")));
 //! ```
 
+mod distance;
 mod glob;
 mod parse;
 
+pub use distance::edit_distance;
 pub use glob::{collapse_whitespace, glob_matches, glob_matches_words};
 pub use parse::{PatternError, parse};
 

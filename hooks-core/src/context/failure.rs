@@ -1,17 +1,13 @@
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::Arc;
-use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Value;
 
 use super::fingerprint::{Fingerprint, of_json};
-use super::tool::{Before, as_millis};
-use super::{Rewritable, Rewrite, Saved, Trail, restored};
-use crate::matcher::ToolCall;
+use super::ran::Ran;
+use super::{Rewritable, Saved, Trail, restored};
 use crate::session::Session;
-use crate::verdict::{ApprovalRecord, Notes};
 
 /// A tool's failure: it returned an error, or panicked. What the model is
 /// told is [`message`](Self::message); `data` carries any structured
@@ -111,22 +107,14 @@ impl Fingerprint for ToolError {
 #[serde(tag = "event", rename = "post_tool_use_failure")]
 pub struct PostToolUseFailure {
     pub(crate) session: Session,
-    tool: Cow<'static, str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    call_id: Option<Arc<str>>,
-    args: Value,
+    #[serde(flatten)]
+    ran: Ran,
     error: ToolError,
-    #[serde(
-        rename = "duration_ms",
-        serialize_with = "as_millis",
-        skip_serializing_if = "Option::is_none"
-    )]
-    duration: Option<Duration>,
-    #[serde(skip)]
-    before: Before,
     #[serde(skip)]
     pub(crate) trail: Trail,
 }
+
+super::ran::after_tool_use!(PostToolUseFailure);
 
 impl PostToolUseFailure {
     /// The context for a call of `tool` with `args` that failed with `error`.
@@ -138,12 +126,8 @@ impl PostToolUseFailure {
     ) -> Self {
         PostToolUseFailure {
             session: session.clone(),
-            tool: tool.into(),
-            call_id: None,
-            args,
+            ran: Ran::new(tool.into(), args),
             error,
-            duration: None,
-            before: Before::default(),
             trail: Trail::default(),
         }
     }
@@ -152,57 +136,12 @@ impl PostToolUseFailure {
     /// same session, tool, call id and final arguments, and what the
     /// pre-tool-use hooks did.
     pub fn after(pre: &super::PreToolUse, error: ToolError) -> Self {
-        let mut ctx =
-            PostToolUseFailure::new(pre.session(), pre.tool_name(), pre.args().clone(), error);
-        ctx.before = pre.before();
-        ctx.call_id = pre.call_id_arc();
-        ctx
-    }
-
-    /// Sets the provider's id for this tool call.
-    #[must_use]
-    pub fn with_call_id(mut self, id: impl Into<Arc<str>>) -> Self {
-        self.call_id = Some(id.into());
-        self
-    }
-
-    /// Records how long the tool ran before it failed.
-    #[must_use]
-    pub fn with_duration(mut self, duration: Duration) -> Self {
-        self.duration = Some(duration);
-        self
-    }
-
-    /// The provider's id for this tool call, if the agent loop gave it.
-    #[inline]
-    pub fn call_id(&self) -> Option<&str> {
-        self.call_id.as_deref()
-    }
-
-    pub(crate) fn call_id_arc(&self) -> Option<Arc<str>> {
-        self.call_id.clone()
-    }
-
-    /// How long the tool ran, if the agent loop measured it.
-    pub fn duration(&self) -> Option<Duration> {
-        self.duration
-    }
-
-    /// The tool that failed.
-    #[inline]
-    pub fn tool(&self) -> &str {
-        &self.tool
-    }
-
-    /// The arguments it ran with.
-    #[inline]
-    pub fn args(&self) -> &Value {
-        &self.args
-    }
-
-    /// The call's subject: its `command`, `file_path`, `path` or `url` argument.
-    pub fn subject(&self) -> Option<&str> {
-        ToolCall::new(&self.tool, &self.args).subject()
+        PostToolUseFailure {
+            session: pre.session().clone(),
+            ran: Ran::after(pre),
+            error,
+            trail: Trail::default(),
+        }
     }
 
     /// The error, as rewritten by earlier hooks.
@@ -215,21 +154,6 @@ impl PostToolUseFailure {
     pub fn error_mut(&mut self) -> &mut ToolError {
         super::touch(&mut self.trail, "error", &self.error);
         &mut self.error
-    }
-
-    /// The rewrites pre-tool-use hooks made, when built with [`after`](Self::after).
-    pub fn pre_rewrites(&self) -> &[Rewrite] {
-        &self.before.rewrites
-    }
-
-    /// The approvals pre-tool-use hooks asked for, when built with [`after`](Self::after).
-    pub fn pre_approvals(&self) -> &[ApprovalRecord] {
-        &self.before.approvals
-    }
-
-    /// What pre-tool-use hooks noted on the call, when built with [`after`](Self::after).
-    pub fn pre_notes(&self) -> &Notes {
-        &self.before.notes
     }
 
     /// Replaces the error with one saying it was withheld, and why: what a

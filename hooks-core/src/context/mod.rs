@@ -16,6 +16,7 @@ mod failure;
 mod fingerprint;
 mod model;
 mod prompt;
+mod ran;
 mod response;
 mod session;
 mod stop;

@@ -20,40 +20,48 @@ pub struct Stop {
     pub(crate) trail: Trail,
 }
 
-impl Stop {
-    /// The context for a stop.
-    pub fn new(session: &Session) -> Self {
-        Stop {
-            session: session.clone(),
-            last_message: None,
-            stop_hook_active: false,
-            trail: Trail::default(),
+/// The constructor and accessors of a stop context (`Stop`, `SubagentStop`).
+macro_rules! stopping {
+    ($kind:ident, $who:literal, $Who:literal) => {
+        impl $kind {
+            #[doc = concat!("The context for ", $who, " of `session` wanting to stop.")]
+            pub fn new(session: &crate::session::Session) -> Self {
+                $kind {
+                    session: session.clone(),
+                    last_message: None,
+                    stop_hook_active: false,
+                    trail: super::Trail::default(),
+                }
+            }
+
+            #[doc = concat!("Sets ", $who, "'s last message.")]
+            #[must_use]
+            pub fn with_last_message(mut self, message: impl Into<String>) -> Self {
+                self.last_message = Some(message.into());
+                self
+            }
+
+            #[doc = concat!("Says ", $who, " is already going on because a stop hook said so.")]
+            #[must_use]
+            pub fn with_stop_hook_active(mut self, active: bool) -> Self {
+                self.stop_hook_active = active;
+                self
+            }
+
+            #[doc = concat!($Who, "'s last message, if the agent loop gave it.")]
+            pub fn last_message(&self) -> Option<&str> {
+                self.last_message.as_deref()
+            }
+
+            #[doc = concat!("Whether ", $who, " is already going on because a stop hook said so.")]
+            pub fn stop_hook_active(&self) -> bool {
+                self.stop_hook_active
+            }
         }
-    }
 
-    /// Sets the model's last message.
-    #[must_use]
-    pub fn with_last_message(mut self, message: impl Into<String>) -> Self {
-        self.last_message = Some(message.into());
-        self
-    }
-
-    /// Says the agent is already going on because a stop hook said so.
-    #[must_use]
-    pub fn with_stop_hook_active(mut self, active: bool) -> Self {
-        self.stop_hook_active = active;
-        self
-    }
-
-    /// The model's last message, if the agent loop gave it.
-    pub fn last_message(&self) -> Option<&str> {
-        self.last_message.as_deref()
-    }
-
-    /// Whether the agent is already going on because a stop hook said so.
-    pub fn stop_hook_active(&self) -> bool {
-        self.stop_hook_active
-    }
+        impl super::Rewritable for $kind {}
+    };
 }
+pub(crate) use stopping;
 
-impl super::Rewritable for Stop {}
+stopping!(Stop, "the agent", "The agent");

@@ -91,41 +91,6 @@ pub struct SubagentStop {
     pub(crate) trail: Trail,
 }
 
-impl SubagentStop {
-    /// The context for the sub-agent of `session` stopping.
-    pub fn new(session: &Session) -> Self {
-        SubagentStop {
-            session: session.clone(),
-            last_message: None,
-            stop_hook_active: false,
-            trail: Trail::default(),
-        }
-    }
-
-    /// Sets the sub-agent's last message.
-    #[must_use]
-    pub fn with_last_message(mut self, message: impl Into<String>) -> Self {
-        self.last_message = Some(message.into());
-        self
-    }
-
-    /// Says the sub-agent is already going on because a stop hook said so.
-    #[must_use]
-    pub fn with_stop_hook_active(mut self, active: bool) -> Self {
-        self.stop_hook_active = active;
-        self
-    }
-
-    /// The sub-agent's last message, if the agent loop gave it.
-    pub fn last_message(&self) -> Option<&str> {
-        self.last_message.as_deref()
-    }
-
-    /// Whether the sub-agent is already going on because a stop hook said so.
-    pub fn stop_hook_active(&self) -> bool {
-        self.stop_hook_active
-    }
-}
+super::stop::stopping!(SubagentStop, "the sub-agent", "The sub-agent");
 
 impl Rewritable for SubagentStart {}
-impl Rewritable for SubagentStop {}

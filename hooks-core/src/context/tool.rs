@@ -1,15 +1,14 @@
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Value;
 
 use super::fingerprint::Fingerprint;
-use super::{Rewritable, Rewrite, Saved, Trail, restored};
+use super::ran::{Before, Ran};
+use super::{Rewritable, Saved, Trail, restored};
 use crate::matcher::ToolCall;
 use crate::session::Session;
-use crate::verdict::{ApprovalRecord, Notes};
 
 /// The context of `#[pre_tool_use]` hooks: a tool is about to run.
 ///
@@ -124,47 +123,18 @@ impl PreToolUse {
 #[serde(tag = "event", rename = "post_tool_use")]
 pub struct PostToolUse {
     pub(crate) session: Session,
-    tool: Cow<'static, str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    call_id: Option<Arc<str>>,
-    args: Value,
+    #[serde(flatten)]
+    ran: Ran,
     result: Result<Value, String>,
-    #[serde(
-        rename = "duration_ms",
-        serialize_with = "as_millis",
-        skip_serializing_if = "Option::is_none"
-    )]
-    duration: Option<Duration>,
-    /// What the pre-tool-use hooks did to this call, for audit.
-    #[serde(skip)]
-    before: Before,
     #[serde(skip)]
     pub(crate) trail: Trail,
 }
 
-/// What pre-tool-use hooks did to a call, carried into its `PostToolUse`
-/// (or `PostToolUseFailure`), so one observer can audit the whole call.
-#[derive(Debug, Default)]
-pub(crate) struct Before {
-    pub(crate) rewrites: Vec<Rewrite>,
-    pub(crate) approvals: Vec<ApprovalRecord>,
-    pub(crate) notes: Notes,
-}
-
-#[allow(clippy::ref_option)] // the signature `serialize_with` calls
-pub(crate) fn as_millis<S: serde::Serializer>(
-    duration: &Option<Duration>,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    match duration {
-        Some(duration) => serializer.serialize_u128(duration.as_millis()),
-        None => serializer.serialize_none(),
-    }
-}
+super::ran::after_tool_use!(PostToolUse);
 
 impl PostToolUse {
     /// The context for a call of `tool` with `args` that returned `result`
-    /// (`Err` holds the tool's error message).
+    /// (`Err` holds an error message, as a hook may turn a result into).
     pub fn new(
         session: &Session,
         tool: impl Into<Cow<'static, str>>,
@@ -173,91 +143,27 @@ impl PostToolUse {
     ) -> Self {
         PostToolUse {
             session: session.clone(),
-            tool: tool.into(),
-            call_id: None,
-            args,
+            ran: Ran::new(tool.into(), args),
             result,
-            duration: None,
-            before: Before::default(),
             trail: Trail::default(),
         }
     }
 
     /// The context for the call `pre` allowed, which returned `result`: same
-    /// session, tool and (final) arguments, and the record of what the
-    /// pre-tool-use hooks did ([`pre_rewrites`](Self::pre_rewrites),
-    /// [`pre_approvals`](Self::pre_approvals)), so one observer can audit the whole call.
+    /// session, tool, call id and (final) arguments, and the record of what
+    /// the pre-tool-use hooks did ([`pre_rewrites`](Self::pre_rewrites),
+    /// [`pre_approvals`](Self::pre_approvals), [`pre_notes`](Self::pre_notes)),
+    /// so one observer can audit the whole call.
     pub fn after(pre: &PreToolUse, result: Result<Value, String>) -> Self {
         PostToolUse {
-            before: pre.before(),
-            call_id: pre.call_id.clone(),
-            ..PostToolUse::new(pre.session(), pre.tool.clone(), pre.args.clone(), result)
+            session: pre.session().clone(),
+            ran: Ran::after(pre),
+            result,
+            trail: Trail::default(),
         }
     }
 
-    /// Sets the provider's id for this tool call.
-    #[must_use]
-    pub fn with_call_id(mut self, id: impl Into<Arc<str>>) -> Self {
-        self.call_id = Some(id.into());
-        self
-    }
-
-    /// The provider's id for this tool call, if the agent loop gave it.
-    #[inline]
-    pub fn call_id(&self) -> Option<&str> {
-        self.call_id.as_deref()
-    }
-
-    pub(crate) fn call_id_arc(&self) -> Option<Arc<str>> {
-        self.call_id.clone()
-    }
-
-    /// What pre-tool-use hooks noted on the call (warnings, messages,
-    /// shadow decisions), when built with [`after`](Self::after).
-    pub fn pre_notes(&self) -> &Notes {
-        &self.before.notes
-    }
-
-    /// The rewrites pre-tool-use hooks made, when built with [`after`](Self::after).
-    pub fn pre_rewrites(&self) -> &[Rewrite] {
-        &self.before.rewrites
-    }
-
-    /// The approvals pre-tool-use hooks asked for, when built with [`after`](Self::after).
-    pub fn pre_approvals(&self) -> &[ApprovalRecord] {
-        &self.before.approvals
-    }
-
-    /// Records how long the tool ran.
-    #[must_use]
-    pub fn with_duration(mut self, duration: Duration) -> Self {
-        self.duration = Some(duration);
-        self
-    }
-
-    /// How long the tool ran, if the agent loop measured it.
-    pub fn duration(&self) -> Option<Duration> {
-        self.duration
-    }
-
-    /// The tool that ran.
-    #[inline]
-    pub fn tool(&self) -> &str {
-        &self.tool
-    }
-
-    /// The arguments it ran with.
-    #[inline]
-    pub fn args(&self) -> &Value {
-        &self.args
-    }
-
-    /// The call's subject: its `command`, `file_path`, `path` or `url` argument.
-    pub fn subject(&self) -> Option<&str> {
-        ToolCall::new(&self.tool, &self.args).subject()
-    }
-
-    /// The result (or the tool's error), as rewritten by earlier hooks.
+    /// The result (or an error), as rewritten by earlier hooks.
     pub fn result(&self) -> Result<&Value, &str> {
         self.result.as_ref().map_err(String::as_str)
     }

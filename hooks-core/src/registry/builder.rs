@@ -532,29 +532,15 @@ fn closest_tool(pattern: &str, tools: &[String]) -> Option<String> {
         .split('|')
         .map(|alternative| alternative.split('(').next().unwrap_or("").trim())
         .flat_map(|written| {
-            tools
-                .iter()
-                .map(move |tool| (edit_distance(written, tool), written.len(), tool))
+            tools.iter().map(move |tool| {
+                (
+                    hooks_pattern::edit_distance(written, tool),
+                    written.len(),
+                    tool,
+                )
+            })
         })
         .filter(|(distance, len, _)| *distance <= (len / 3).max(2))
         .min_by_key(|(distance, _, _)| *distance)
         .map(|(_, _, tool)| tool.clone())
-}
-
-/// Levenshtein distance, by characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != *cb));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
 }

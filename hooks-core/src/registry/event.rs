@@ -11,7 +11,7 @@ use crate::event::EventKind;
 use crate::registry::linked::LinkedHook;
 use crate::registry::table::{Table, Tables};
 use crate::session::Session;
-use crate::verdict::{Decision, HookOutput, Verdict};
+use crate::verdict::{ApprovalRecord, Decision, HookOutput, Notes, Verdict};
 
 /// A hook context, which is also the type naming its event.
 ///
@@ -87,6 +87,52 @@ pub trait ToolEvent: Event {
     /// The tool's name.
     fn tool(&self) -> &str;
 }
+
+/// A context after a tool call, succeeded ([`PostToolUse`](crate::PostToolUse))
+/// or failed ([`PostToolUseFailure`](crate::PostToolUseFailure)): what one
+/// observer auditing both reads.
+pub trait AfterToolUse: ToolEvent {
+    /// The arguments the tool ran with.
+    fn args(&self) -> &serde_json::Value;
+    /// The provider's id for the call, if the agent loop gave it.
+    fn call_id(&self) -> Option<&str>;
+    /// How long the tool ran, if the agent loop measured it.
+    fn duration(&self) -> Option<std::time::Duration>;
+    /// The rewrites pre-tool-use hooks made (when built with `after`).
+    fn pre_rewrites(&self) -> &[Rewrite];
+    /// The approvals pre-tool-use hooks asked for (when built with `after`).
+    fn pre_approvals(&self) -> &[ApprovalRecord];
+    /// What pre-tool-use hooks noted on the call (when built with `after`).
+    fn pre_notes(&self) -> &Notes;
+}
+
+/// Each after-call context is an [`AfterToolUse`], through its own accessors.
+macro_rules! after_tool_use {
+    ($($kind:ident),*) => {$(
+        impl AfterToolUse for $kind {
+            fn args(&self) -> &serde_json::Value {
+                $kind::args(self)
+            }
+            fn call_id(&self) -> Option<&str> {
+                $kind::call_id(self)
+            }
+            fn duration(&self) -> Option<std::time::Duration> {
+                $kind::duration(self)
+            }
+            fn pre_rewrites(&self) -> &[Rewrite] {
+                $kind::pre_rewrites(self)
+            }
+            fn pre_approvals(&self) -> &[ApprovalRecord] {
+                $kind::pre_approvals(self)
+            }
+            fn pre_notes(&self) -> &Notes {
+                $kind::pre_notes(self)
+            }
+        }
+    )*};
+}
+
+after_tool_use!(PostToolUse, PostToolUseFailure);
 
 pub(crate) mod sealed {
     pub trait Sealed {}

@@ -16,7 +16,7 @@ pub(crate) mod table;
 
 pub use builder::{DEFAULT_STOP_DENIAL_CAP, HooksBuilder};
 pub use describe::{Description, HookInfo, ToolHook, ToolHooks};
-pub use event::{Event, ToolEvent};
+pub use event::{AfterToolUse, Event, ToolEvent};
 pub use hook::{Hook, HookCall, HookClosure, ObserverClosure, RuntimeHook};
 pub use hooks::Hooks;
 pub use problem::{BuildError, BuildProblem};

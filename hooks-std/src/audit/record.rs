@@ -5,8 +5,8 @@ use std::time::SystemTime;
 
 use hooks_core::context::Rewrite;
 use hooks_core::{
-    ApprovalOutcome, ApprovalRecord, Notes, PostToolUse, PostToolUseFailure, PreToolUse, Session,
-    Value,
+    AfterToolUse, ApprovalOutcome, ApprovalRecord, Notes, PostToolUse, PostToolUseFailure,
+    PreToolUse, Session, Value,
 };
 use serde::Serialize;
 
@@ -108,32 +108,14 @@ impl AuditRecord {
 
     /// The record of a call whose tool failed (returned an error or panicked).
     pub fn failed(ctx: &PostToolUseFailure, redactor: &Redactor) -> Self {
-        let mut rewrites = ctx.pre_rewrites().to_vec();
-        rewrites.extend_from_slice(ctx.rewrites());
-        let message = ctx.error().message();
         AuditRecord {
-            decision: Decision::Allowed,
-            rewrites,
-            approvals: redacted_approvals(ctx.pre_approvals(), redactor),
-            duration_ms: ctx
-                .duration()
-                .map(|duration| u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)),
-            error: Some(redactor.redacted(message)),
-            notes: redacted_notes(&merged(ctx.pre_notes(), &ctx.notes()), redactor),
-            ..Self::base(
-                ctx.session(),
-                ctx.tool(),
-                ctx.call_id(),
-                ctx.args(),
-                redactor,
-            )
+            error: Some(redactor.redacted(ctx.error().message())),
+            ..Self::after(ctx, ctx.rewrites(), &ctx.notes(), redactor)
         }
     }
 
     /// The record of a call that ran.
     pub fn completed(ctx: &PostToolUse, redactor: &Redactor) -> Self {
-        let mut rewrites = ctx.pre_rewrites().to_vec();
-        rewrites.extend_from_slice(ctx.rewrites());
         let (result_bytes, error) = match ctx.result() {
             Ok(value) => (Some(json_bytes(value)), None),
             Err(message) => (
@@ -146,20 +128,35 @@ impl AuditRecord {
             ),
         };
         AuditRecord {
+            result_bytes,
+            error,
+            ..Self::after(ctx, ctx.rewrites(), &ctx.notes(), redactor)
+        }
+    }
+
+    /// What both kinds of record after a call hold: the call, what the pre-
+    /// and post-hooks did to it, and how long it ran.
+    fn after<C: AfterToolUse>(
+        ctx: &C,
+        rewrites: &[Rewrite],
+        notes: &Notes,
+        redactor: &Redactor,
+    ) -> Self {
+        let mut all = ctx.pre_rewrites().to_vec();
+        all.extend_from_slice(rewrites);
+        AuditRecord {
             decision: Decision::Allowed,
-            rewrites,
+            rewrites: all,
             approvals: redacted_approvals(ctx.pre_approvals(), redactor),
             duration_ms: ctx
                 .duration()
                 .map(|duration| u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)),
-            result_bytes,
-            error,
-            notes: redacted_notes(&merged(ctx.pre_notes(), &ctx.notes()), redactor),
+            notes: redacted_notes(&merged(ctx.pre_notes(), notes), redactor),
             ..Self::base(
                 ctx.session(),
                 ctx.tool(),
-                ctx.call_id(),
-                ctx.args(),
+                AfterToolUse::call_id(ctx),
+                AfterToolUse::args(ctx),
                 redactor,
             )
         }
