@@ -95,3 +95,41 @@ fn a_change_is_recorded_under_the_hook_that_made_it() {
     assert!(block_on(hooks.dispatch(&mut model)).is_continue());
     assert_eq!(model.rewrites()[0].field, "tools");
 }
+
+/// Each hook's change is judged against the arguments as the hook before
+/// left them (a hook undoing another's change is a rewrite too), and a
+/// change the integration makes between dispatches is nobody's rewrite.
+#[test]
+fn each_change_is_judged_against_what_the_previous_hook_left() {
+    let hooks = Hooks::builder()
+        .without_linked()
+        .hook(Hook::new("raise", |ctx: &mut PreToolUse| {
+            ctx.args_mut()["amount"] = json!(500);
+        }))
+        .hook(
+            Hook::new("undo", |ctx: &mut PreToolUse| {
+                ctx.args_mut()["amount"] = json!(5);
+            })
+            .priority(1),
+        )
+        .hook(
+            Hook::new("look", |ctx: &mut PreToolUse| {
+                let _ = ctx.args_mut();
+            })
+            .priority(2),
+        )
+        .build()
+        .unwrap();
+    let mut ctx = PreToolUse::new(&Session::new("s"), "pay", json!({"amount": 5}));
+    let _ = block_on(hooks.dispatch(&mut ctx));
+    let by: Vec<&str> = ctx.rewrites().iter().map(|r| r.hook.as_str()).collect();
+    assert_eq!(by, ["raise", "undo"], "undoing is a change; looking is not");
+
+    // Between dispatches the integration sets the amount to 500 itself:
+    // `undo` changes it back to 5 (a rewrite), `raise` first sets 500
+    // over the integration's 500 (no change of its own).
+    *ctx.args_mut() = json!({"amount": 500});
+    let _ = block_on(hooks.dispatch(&mut ctx));
+    let by: Vec<&str> = ctx.rewrites().iter().map(|r| r.hook.as_str()).collect();
+    assert_eq!(by, ["raise", "undo", "undo"]);
+}

@@ -4,7 +4,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::fingerprint::{Fingerprint, of_json};
+use super::fingerprint::Fingerprint;
 use super::ran::Ran;
 use super::{Rewritable, Saved, Trail, restored};
 use crate::session::Session;
@@ -81,8 +81,10 @@ impl fmt::Display for ToolError {
 impl std::error::Error for ToolError {}
 
 impl Fingerprint for ToolError {
-    fn fingerprint(&self) -> u64 {
-        of_json(self)
+    fn feed(&self, hasher: &mut impl std::hash::Hasher) {
+        self.message.feed(hasher);
+        hasher.write_u8(u8::from(self.panicked));
+        self.data.feed(hasher);
     }
 }
 
@@ -161,6 +163,7 @@ impl PostToolUseFailure {
     /// an error message a scrubber could not finish with.
     pub(crate) fn withhold(&mut self, why: &str) {
         self.trail.record_rewrite("error");
+        self.trail.forget_fingerprints();
         self.error = ToolError::new(format!("the tool's error was withheld: {why}"));
     }
 

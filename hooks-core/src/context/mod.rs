@@ -103,9 +103,11 @@ macro_rules! common {
                     return;
                 }
                 for (field, before) in self.trail.take_touched() {
-                    if Rewritable::fingerprint_of(self, field) != before {
+                    let now = Rewritable::fingerprint_of(self, field);
+                    if now != before {
                         self.trail.record_rewrite(field);
                     }
+                    self.trail.remember(field, now);
                 }
             }
         }
@@ -143,13 +145,13 @@ pub(crate) fn restored<T: 'static>(saved: Saved) -> Option<T> {
 /// Notes that the running hook borrows `field` mutably, with its fingerprint
 /// before; taken once per hook and field.
 #[inline]
-pub(crate) fn touch<F: fingerprint::Fingerprint>(
+pub(crate) fn touch<F: fingerprint::Fingerprint + ?Sized>(
     trail: &mut Trail,
     field: &'static str,
     value: &F,
 ) {
     if trail.first_touch(field) {
-        let before = value.fingerprint();
+        let before = trail.known(field).unwrap_or_else(|| value.fingerprint());
         trail.touch(field, before);
     }
 }

@@ -1,7 +1,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::fingerprint::{Fingerprint, of_json};
+use super::fingerprint::Fingerprint;
 use super::{Rewritable, Saved, Trail, restored};
 use crate::session::Session;
 
@@ -114,7 +114,7 @@ impl PostModelResponse {
 
     /// The tool calls, to rewrite (drop one, change its arguments).
     pub fn tool_calls_mut(&mut self) -> &mut Vec<RequestedCall> {
-        super::touch(&mut self.trail, "tool_calls", &ToolCalls(&self.tool_calls));
+        super::touch(&mut self.trail, "tool_calls", &self.tool_calls[..]);
         &mut self.tool_calls
     }
 
@@ -124,11 +124,11 @@ impl PostModelResponse {
     }
 }
 
-struct ToolCalls<'a>(&'a [RequestedCall]);
-
-impl Fingerprint for ToolCalls<'_> {
-    fn fingerprint(&self) -> u64 {
-        of_json(self.0)
+impl Fingerprint for RequestedCall {
+    fn feed(&self, hasher: &mut impl std::hash::Hasher) {
+        self.id.feed(hasher);
+        self.name.feed(hasher);
+        self.args.feed(hasher);
     }
 }
 
@@ -136,7 +136,7 @@ impl Rewritable for PostModelResponse {
     fn fingerprint_of(&self, field: &'static str) -> u64 {
         match field {
             "text" => self.text.fingerprint(),
-            "tool_calls" => ToolCalls(&self.tool_calls).fingerprint(),
+            "tool_calls" => self.tool_calls[..].fingerprint(),
             _ => 0,
         }
     }

@@ -180,6 +180,7 @@ impl PostToolUse {
     /// scrubber could not finish with. Recorded as the hook's rewrite.
     pub(crate) fn withhold(&mut self, why: &str) {
         self.trail.record_rewrite("result");
+        self.trail.forget_fingerprints();
         self.result = Err(format!("the tool's result was withheld: {why}"));
     }
 

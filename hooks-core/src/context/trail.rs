@@ -295,6 +295,13 @@ pub struct Trail {
     /// Fields the running hook borrowed mutably, with their fingerprint
     /// before: settled into rewrites (if changed) when the hook is done.
     touched: SmallVec<[(&'static str, u64); 2]>,
+    /// Fingerprints taken when the last hook was settled, valid until the
+    /// dispatch ends (only hooks change fields meanwhile, and each change
+    /// goes through a touch): the next hook to borrow the field starts from
+    /// it rather than hashing the field again.
+    known: SmallVec<[(&'static str, u64); 2]>,
+    /// How many rewrites there were when the running hook started.
+    run_start: usize,
     /// Behind a lock so that hooks holding a shared reference (guards,
     /// observers) can warn; uncontended, and never locked on the fast path.
     notes: Mutex<Notes>,
@@ -323,11 +330,36 @@ impl Trail {
     #[inline]
     pub(crate) fn enter(&mut self, hook: &HookName) {
         self.current = Some(hook.clone());
+        self.run_start = self.rewrites.len();
     }
 
     #[inline]
     pub(crate) fn leave(&mut self) {
         self.current = None;
+        // The integration may change fields between dispatches.
+        self.known.clear();
+    }
+
+    /// The fingerprint `field` had when the last hook was settled, if known.
+    pub(crate) fn known(&self, field: &'static str) -> Option<u64> {
+        self.known
+            .iter()
+            .find(|(known, _)| *known == field)
+            .map(|(_, fingerprint)| *fingerprint)
+    }
+
+    /// Remembers `field`'s fingerprint as a hook left it.
+    pub(crate) fn remember(&mut self, field: &'static str, fingerprint: u64) {
+        match self.known.iter_mut().find(|(known, _)| *known == field) {
+            Some(slot) => slot.1 = fingerprint,
+            None => self.known.push((field, fingerprint)),
+        }
+    }
+
+    /// A field changed other than through a hook's borrow (withheld,
+    /// restored after a shadow hook): what was known is no longer.
+    pub(crate) fn forget_fingerprints(&mut self) {
+        self.known.clear();
     }
 
     pub(crate) fn set_budget(&mut self, budget: usize) {
@@ -358,10 +390,13 @@ impl Trail {
 
     pub(crate) fn record_rewrite(&mut self, field: &'static str) {
         let Some(hook) = &self.current else { return };
-        let repeated = self
-            .rewrites
-            .last()
-            .is_some_and(|last| last.field == field && last.hook == *hook);
+        // One rewrite per field per run of a hook (`exclude_tools` twice is
+        // one); the same hook in a later dispatch is a rewrite of its own.
+        let repeated = self.rewrites.len() > self.run_start
+            && self
+                .rewrites
+                .last()
+                .is_some_and(|last| last.field == field && last.hook == *hook);
         if !repeated {
             self.rewrites.push(Rewrite {
                 hook: hook.clone(),
@@ -435,6 +470,8 @@ impl Trail {
         }
         // A shadow hook's messages would reach the person: dropped.
         self.notes_mut().messages.truncate(mark.messages);
+        // Its fields are about to be put back.
+        self.forget_fingerprints();
         fields
     }
 
