@@ -237,6 +237,7 @@ enum After {
 /// them apart (an MCP server answers a denial and a tool error alike, with
 /// `is_error`, but only the tool error is the tool's).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum RunError {
     /// A pre-tool-use hook refused the call; the tool did not run.
     Denied(Denial),

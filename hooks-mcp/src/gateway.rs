@@ -1,0 +1,250 @@
+//! The gateway: an MCP server whose tools are the upstreams' tools, with
+//! every `tools/list` filtered and every `tools/call` run through a `Hooks`
+//! dispatcher.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use hooks_core::{Hooks, PreModelRequest, PreToolUse, RunError, Session, ToolHandle, json};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::Value;
+
+use crate::result;
+use crate::upstream::Upstream;
+
+/// Between an upstream's name and its tool's, when there are several upstreams.
+pub const NAMESPACE_SEPARATOR: &str = "__";
+
+/// An MCP server in front of upstream MCP servers, enforcing a `Hooks`
+/// dispatcher on every call. Clone it per client connection
+/// ([`connection`](Self::connection)): each connection is one `Session`.
+#[derive(Clone)]
+pub struct Gateway {
+    shared: Arc<Shared>,
+    /// This connection's session, made on its first request (when the
+    /// client's name is known).
+    session: Arc<OnceLock<Session>>,
+}
+
+struct Shared {
+    hooks: Hooks,
+    upstreams: Vec<Upstream>,
+    /// Exposed name → where it goes.
+    routes: BTreeMap<String, Route>,
+    handles: HashMap<String, ToolHandle>,
+}
+
+struct Route {
+    upstream: usize,
+    /// The tool as the client sees it (its exposed name).
+    tool: Tool,
+    /// Its name upstream.
+    upstream_tool: String,
+}
+
+/// Numbers the connections of this process, for session ids.
+static CONNECTIONS: AtomicU64 = AtomicU64::new(1);
+
+impl Gateway {
+    /// The names the client will see for the upstreams' tools: as they are
+    /// with one upstream; `upstream__tool` with several. Give them to
+    /// [`HooksBuilder::tools`](hooks_core::HooksBuilder::tools), so a hook
+    /// whose pattern matches none fails at start-up.
+    ///
+    /// # Errors
+    ///
+    /// Two tools that would have the same exposed name.
+    pub fn tool_names(upstreams: &[Upstream]) -> Result<Vec<String>, String> {
+        Ok(routes(upstreams)?.into_keys().collect())
+    }
+
+    /// A gateway enforcing `hooks` in front of `upstreams`.
+    ///
+    /// # Errors
+    ///
+    /// Two tools that would have the same exposed name.
+    pub fn new(hooks: Hooks, upstreams: Vec<Upstream>) -> Result<Self, String> {
+        let routes = routes(&upstreams)?;
+        let handles = routes
+            .keys()
+            .map(|name| (name.clone(), hooks.tool(name.clone())))
+            .collect();
+        Ok(Gateway {
+            shared: Arc::new(Shared {
+                hooks,
+                upstreams,
+                routes,
+                handles,
+            }),
+            session: Arc::new(OnceLock::new()),
+        })
+    }
+
+    /// The same gateway for another client connection: a session of its own.
+    #[must_use]
+    pub fn connection(&self) -> Self {
+        Gateway {
+            shared: Arc::clone(&self.shared),
+            session: Arc::new(OnceLock::new()),
+        }
+    }
+
+    /// The dispatcher the gateway enforces.
+    pub fn hooks(&self) -> &Hooks {
+        &self.shared.hooks
+    }
+
+    /// This connection's session: one per MCP connection, its agent the
+    /// client's name (as it said in the handshake).
+    fn session(&self, context: &RequestContext<RoleServer>) -> &Session {
+        self.session.get_or_init(|| {
+            let client = context
+                .peer
+                .peer_info()
+                .map(|info| info.client_info.name.clone())
+                .filter(|name| !name.is_empty())
+                .unwrap_or_else(|| "mcp-client".to_owned());
+            let id = format!(
+                "mcp-{}-{}",
+                std::process::id(),
+                CONNECTIONS.fetch_add(1, Ordering::Relaxed)
+            );
+            Session::new(id).with_agent(client)
+        })
+    }
+
+    /// The tools the tool-filter hooks (`pre_model_request`) offer this
+    /// session, of `names`.
+    async fn offered<'n>(
+        &self,
+        session: &Session,
+        names: impl IntoIterator<Item = &'n str>,
+        method: &str,
+    ) -> Vec<String> {
+        let mut request = PreModelRequest::new(
+            session,
+            names.into_iter().map(str::to_owned),
+            json!({"mcp_method": method}),
+        );
+        let _ = self.shared.hooks.dispatch(&mut request).await;
+        request.tools().map(str::to_owned).collect()
+    }
+
+    /// One `tools/call`, through the hooks.
+    async fn call(
+        &self,
+        request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let name = request.name.as_ref();
+        let Some(route) = self.shared.routes.get(name) else {
+            return Err(McpError::invalid_params(
+                format!("unknown tool `{name}`"),
+                None,
+            ));
+        };
+        let session = self.session(context).clone();
+        // A tool the filter hides from this client is not callable by name either.
+        if self
+            .offered(&session, [name], "tools/call")
+            .await
+            .is_empty()
+        {
+            return Ok(result::error_result(
+                &format!("the tool `{name}` is not offered to this client"),
+                None,
+            ));
+        }
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let pre =
+            PreToolUse::new(&session, name.to_owned(), args).with_call_id(context.id.to_string());
+        let upstream = &self.shared.upstreams[route.upstream];
+        let run = self.shared.handles[name]
+            .run_call(pre, async |args: &Value| {
+                let args = result::arguments(args).map_err(hooks_core::ToolError::new)?;
+                match upstream.call(&route.upstream_tool, args).await {
+                    Ok(answer) if answer.is_error == Some(true) => {
+                        Err(result::to_tool_error(&answer))
+                    }
+                    Ok(answer) => Ok(result::to_value(&answer)),
+                    Err(message) => Err(hooks_core::ToolError::new(message)),
+                }
+            })
+            .await;
+        Ok(match run.into_result() {
+            Ok(value) => result::from_value(value),
+            Err(RunError::Denied(denial)) => result::error_result(denial.reason(), None),
+            Err(RunError::Failed(error)) => result::error_result(error.message(), error.data()),
+            Err(other) => result::error_result(other.message(), None),
+        })
+    }
+}
+
+/// Exposed names → routes; an error if two tools would share a name.
+fn routes(upstreams: &[Upstream]) -> Result<BTreeMap<String, Route>, String> {
+    let namespaced = upstreams.len() > 1;
+    let mut routes = BTreeMap::new();
+    for (index, upstream) in upstreams.iter().enumerate() {
+        for tool in upstream.tools() {
+            let exposed = if namespaced {
+                format!("{}{NAMESPACE_SEPARATOR}{}", upstream.name(), tool.name)
+            } else {
+                tool.name.to_string()
+            };
+            let mut shown = tool.clone();
+            shown.name = exposed.clone().into();
+            let route = Route {
+                upstream: index,
+                tool: shown,
+                upstream_tool: tool.name.to_string(),
+            };
+            if routes.insert(exposed.clone(), route).is_some() {
+                return Err(format!(
+                    "two upstream tools would both be `{exposed}`: give the upstreams distinct names"
+                ));
+            }
+        }
+    }
+    Ok(routes)
+}
+
+impl ServerHandler for Gateway {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("hooks-mcp", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "A policy gateway: every tool call runs through the hooks configured for it. \
+                 A refused call comes back as a tool error with the reason.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let session = self.session(&context).clone();
+        let names = self.shared.routes.keys().map(String::as_str);
+        let offered = self.offered(&session, names, "tools/list").await;
+        let tools = offered
+            .iter()
+            .filter_map(|name| self.shared.routes.get(name))
+            .map(|route| route.tool.clone())
+            .collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        self.call(request, &context).await.map(Into::into)
+    }
+}

@@ -1,0 +1,58 @@
+//! **hooks-mcp**: a policy gateway in front of any MCP server.
+//!
+//! Put it between an MCP client (Claude Code, Cursor, your own agent) and
+//! MCP servers, and every `tools/call` runs through a `hooks_core::Hooks`
+//! dispatcher — linked hooks, the standard hooks of `hooks-std` configured
+//! from a file, command / HTTP / prompt hooks declared in it — without
+//! changing the agent or the server:
+//!
+//! - a pre-tool-use denial comes back as a tool result with `isError: true`
+//!   and the reason (the model reads it), not a protocol error; rewritten
+//!   arguments are what goes upstream;
+//! - post-tool-use hooks (truncation, redaction, rewrites) see the upstream
+//!   result as its MCP JSON and change what the client gets; a failed tool
+//!   call goes to `post_tool_use_failure`;
+//! - `tools/list` is filtered through the tool-filter hooks
+//!   (`pre_model_request`), and a tool the filter hides cannot be called by
+//!   name either;
+//! - an MCP connection is a `Session`, with the client's name as its agent.
+//!
+//! A crashed or hanging upstream gives tool errors naming it; the gateway
+//! keeps serving. Its stdout carries only protocol messages (logs go to
+//! stderr).
+//!
+//! ```no_run
+//! use hooks_core::Hooks;
+//! use hooks_mcp::{Gateway, Upstream};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let git = Upstream::spawn("git", &["uvx".into(), "mcp-server-git".into()]).await?;
+//! let upstreams = vec![git];
+//! let hooks = Hooks::builder().tools(Gateway::tool_names(&upstreams)?).build()?;
+//! let gateway = Gateway::new(hooks, upstreams)?;
+//! hooks_mcp::serve_stdio(gateway).await?;
+//! # Ok(())
+//! # }
+//! ```
+
+mod gateway;
+mod result;
+mod upstream;
+
+pub use gateway::{Gateway, NAMESPACE_SEPARATOR};
+pub use upstream::{DEFAULT_CALL_TIMEOUT, Upstream, UpstreamError};
+
+use rmcp::ServiceExt;
+
+/// Serves `gateway` to one client over this process's stdin and stdout,
+/// until the client disconnects.
+///
+/// # Errors
+///
+/// The handshake with the client failed, or the connection broke.
+pub async fn serve_stdio(gateway: Gateway) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    // Boxed: the handshake future is large (16 KB), and this runs once.
+    let running = Box::pin(gateway.serve(rmcp::transport::stdio())).await?;
+    running.waiting().await?;
+    Ok(())
+}

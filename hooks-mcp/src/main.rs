@@ -1,0 +1,165 @@
+//! `hooks-mcp`: serves MCP on stdin/stdout to one client, in front of an
+//! upstream MCP server started as a child process, running every tool call
+//! through the standard hooks and a configuration file's.
+//!
+//! ```text
+//! hooks-mcp [--config hooks.toml] [--name NAME] [--timeout SECONDS] -- <server command> [args...]
+//! ```
+//!
+//! In Claude Code's `.mcp.json`:
+//!
+//! ```json
+//! {"mcpServers": {"git": {"command": "hooks-mcp",
+//!   "args": ["--config", "hooks.toml", "--", "uvx", "mcp-server-git"]}}}
+//! ```
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use hooks_core::Hooks;
+use hooks_mcp::{Gateway, Upstream};
+
+hooks_core::link!(hooks_std);
+
+const USAGE: &str = "usage: hooks-mcp [--config FILE] [--name NAME] [--timeout SECONDS] -- <server command> [args...]";
+
+const HELP: &str = "\
+Serves MCP on stdin/stdout, in front of the MCP server the command starts.
+Every tools/call runs through the standard hooks and the configuration
+file's: a refused call comes back as a tool error with the reason; results
+pass the post-tool-use hooks; tools/list is filtered by the tool filters.
+
+options:
+  --config FILE       hooks and standard-hook tables (TOML, or a Claude Code settings.json)
+  --name NAME         the upstream's name, for logs and errors (default: the program's name)
+  --timeout SECONDS   how long a call may take upstream (default 60)
+  -h, --help          print this help
+
+Logs go to stderr (HOOKS_MCP_LOG=debug for more); stdout carries only MCP.";
+
+/// A parsed command line.
+struct Invocation {
+    config: Option<String>,
+    name: Option<String>,
+    timeout: Duration,
+    command: Vec<String>,
+}
+
+fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Invocation>, String> {
+    let mut invocation = Invocation {
+        config: None,
+        name: None,
+        timeout: hooks_mcp::DEFAULT_CALL_TIMEOUT,
+        command: Vec::new(),
+    };
+    while let Some(arg) = args.next() {
+        let mut value = |what: &str| args.next().ok_or_else(|| format!("`{arg}` needs {what}"));
+        match arg.as_str() {
+            "-h" | "--help" => return Ok(None),
+            "--config" => invocation.config = Some(value("a file")?),
+            "--name" => invocation.name = Some(value("a name")?),
+            "--timeout" => {
+                let seconds = value("a number of seconds")?;
+                let seconds: u64 = seconds
+                    .parse()
+                    .ok()
+                    .filter(|seconds| *seconds > 0)
+                    .ok_or_else(|| {
+                        format!("`--timeout {seconds}`: expected a whole number of seconds above 0")
+                    })?;
+                invocation.timeout = Duration::from_secs(seconds);
+            }
+            "--" => {
+                invocation.command = args.by_ref().collect();
+                break;
+            }
+            other => {
+                return Err(format!(
+                    "unknown argument `{other}` (the server command goes after `--`)"
+                ));
+            }
+        }
+    }
+    if invocation.command.is_empty() {
+        return Err("no upstream server command: give it after `--`".to_owned());
+    }
+    Ok(Some(invocation))
+}
+
+fn main() -> ExitCode {
+    let invocation = match parse(std::env::args().skip(1)) {
+        Ok(Some(invocation)) => invocation,
+        Ok(None) => {
+            println!("{USAGE}\n\n{HELP}");
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            eprintln!("hooks-mcp: {message}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    logs_to_stderr();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("hooks-mcp: cannot start the runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(invocation)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("hooks-mcp: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+async fn run(invocation: Invocation) -> Result<(), String> {
+    let name = invocation
+        .name
+        .clone()
+        .unwrap_or_else(|| program_name(&invocation.command[0]));
+    let upstream = Upstream::spawn(name, &invocation.command)
+        .await
+        .map_err(|error| error.to_string())?
+        .with_call_timeout(invocation.timeout);
+    let upstreams = vec![upstream];
+    let mut builder = Hooks::builder().tools(Gateway::tool_names(&upstreams)?);
+    if let Some(path) = &invocation.config {
+        builder = hooks_config::load(path)
+            .and_then(|config| config.apply(builder))
+            .map_err(|error| error.to_string())?;
+    }
+    let hooks = builder.build().map_err(|error| error.to_string())?;
+    let gateway = Gateway::new(hooks, upstreams)?;
+    hooks_mcp::serve_stdio(gateway)
+        .await
+        .map_err(|error| format!("the client connection failed: {error}"))
+}
+
+/// `/usr/bin/mcp-server-git` → `mcp-server-git`.
+fn program_name(program: &str) -> String {
+    std::path::Path::new(program).file_name().map_or_else(
+        || program.to_owned(),
+        |name| name.to_string_lossy().into_owned(),
+    )
+}
+
+/// Logs go to stderr: stdout is the protocol's.
+fn logs_to_stderr() {
+    let level = match std::env::var("HOOKS_MCP_LOG").as_deref() {
+        Ok("trace") => tracing::Level::TRACE,
+        Ok("debug") => tracing::Level::DEBUG,
+        Ok("info") => tracing::Level::INFO,
+        Ok("error") => tracing::Level::ERROR,
+        _ => tracing::Level::WARN,
+    };
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_max_level(level)
+        .init();
+}
