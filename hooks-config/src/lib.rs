@@ -41,6 +41,7 @@ pub mod protocol;
 mod standard;
 mod strict_json;
 mod toml_file;
+mod upstream;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -53,6 +54,7 @@ pub use address::AddressPolicy;
 pub use command::{CommandHook, DEFAULT_MAX_OUTPUT};
 pub use http::{HttpHook, MAX_BODY};
 pub use prompt::{Model, PromptHook};
+pub use upstream::{DEFAULT_UPSTREAM_TIMEOUT, Upstream};
 
 use declared::{Declared, Runner};
 use standard::StdSettings;
@@ -62,6 +64,7 @@ pub struct Config {
     file: Arc<str>,
     hooks: Vec<Declared>,
     settings: StdSettings,
+    upstreams: Vec<Upstream>,
     models: HashMap<String, Arc<dyn Model>>,
 }
 
@@ -92,10 +95,11 @@ pub fn parse(
     // Editors on Windows write one; it is not part of the configuration.
     let text = strict_json::without_bom(text);
     let mut problems = Problems::default();
-    let (hooks, settings) = if claude_settings {
+    let (hooks, settings, upstreams) = if claude_settings {
         (
             claude::parse(&file, text, &mut problems),
             StdSettings::default(),
+            Vec::new(),
         )
     } else {
         toml_file::parse(&file, text, &mut problems)
@@ -105,6 +109,7 @@ pub fn parse(
         file,
         hooks,
         settings,
+        upstreams,
         models: HashMap::new(),
     })
 }
@@ -115,6 +120,12 @@ impl Config {
     pub fn model(mut self, name: impl Into<String>, model: impl Model) -> Self {
         self.models.insert(name.into(), Arc::new(model));
         self
+    }
+
+    /// The MCP servers the file declares (`[[upstream]]`), for a gateway
+    /// (`hooks-mcp`) to start; [`apply`](Self::apply) ignores them.
+    pub fn upstreams(&self) -> &[Upstream] {
+        &self.upstreams
     }
 
     /// How many hooks the file declares.

@@ -52,6 +52,9 @@ struct File {
     approval: Option<Spanned<ApprovalTable>>,
     /// `cli` (default) or `terminal`.
     approval_channel: Option<Spanned<String>>,
+    /// MCP servers for a gateway (`hooks-mcp`) to put the hooks in front of.
+    #[serde(default)]
+    upstream: Vec<Spanned<crate::upstream::UpstreamEntry>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -122,15 +125,16 @@ pub(crate) fn parse(
     file: &Arc<str>,
     text: &str,
     problems: &mut Problems,
-) -> (Vec<Declared>, StdSettings) {
+) -> (Vec<Declared>, StdSettings, Vec<crate::upstream::Upstream>) {
     let parsed: File = match toml::from_str(text) {
         Ok(parsed) => parsed,
         Err(error) => {
             let line = error.span().map_or(0, |span| line_of(text, span.start));
             problems.push(file, line, None, error.message().to_owned());
-            return (Vec::new(), StdSettings::default());
+            return (Vec::new(), StdSettings::default(), Vec::new());
         }
     };
+    let upstreams = crate::upstream::check(file, text, parsed.upstream, problems);
     let allow = parsed.http.allow.as_ref();
     let policy = match AddressPolicy::new(allow.map_or(&[], |allow| allow.get_ref())) {
         Ok(policy) => policy,
@@ -205,7 +209,7 @@ pub(crate) fn parse(
         },
     };
     settings.check(file, problems);
-    (hooks, settings)
+    (hooks, settings, upstreams)
 }
 
 /// Checks one entry; every problem with it, not just the first.

@@ -242,3 +242,61 @@ fn an_event_declared_twice_in_settings_is_reported_not_half_dropped() {
         "{error}"
     );
 }
+
+#[test]
+fn upstream_servers_are_read_for_a_gateway_and_checked_with_their_lines() {
+    let text = r#"
+[[upstream]]
+name = "git"
+command = ["uvx", "mcp-server-git"]
+timeout = "30s"
+
+[[upstream]]
+name = "time"
+command = ["mcp-server-time"]
+"#;
+    let config = hooks_config::parse("gw.toml", text, false).unwrap();
+    let upstreams = config.upstreams();
+    assert_eq!(upstreams.len(), 2);
+    assert_eq!(
+        (
+            upstreams[0].name.as_str(),
+            upstreams[0].command.as_slice(),
+            upstreams[0].line
+        ),
+        (
+            "git",
+            &["uvx".to_owned(), "mcp-server-git".to_owned()][..],
+            2
+        )
+    );
+    assert_eq!(upstreams[0].timeout, std::time::Duration::from_secs(30));
+    assert_eq!(upstreams[1].timeout, hooks_config::DEFAULT_UPSTREAM_TIMEOUT);
+
+    let bad = r#"
+[[upstream]]
+name = "git tools"
+command = []
+
+[[upstream]]
+name = "time"
+command = ["t"]
+timeout = "0s"
+
+[[upstream]]
+name = "time"
+command = ["t"]
+"#;
+    let Err(error) = hooks_config::parse("gw.toml", bad, false) else {
+        panic!("bad upstreams are refused");
+    };
+    assert_eq!(
+        error.problems(),
+        [
+            "gw.toml:2: `[[upstream]]` `git tools`: a name is letters, digits, `-` and `_` (it prefixes the server's tools)",
+            "gw.toml:2: `[[upstream]]` `git tools`: `command` names no program: write `command = [\"program\", \"arg\", ...]`",
+            "gw.toml:6: `[[upstream]]` `time`: `timeout` is zero: every call would fail (write e.g. \"30s\")",
+            "gw.toml:11: `[[upstream]]` `time`: the name is used by an earlier `[[upstream]]`",
+        ]
+    );
+}

@@ -3,8 +3,12 @@
 //! through the standard hooks and a configuration file's.
 //!
 //! ```text
-//! hooks-mcp [--config hooks.toml] [--name NAME] [--timeout SECONDS] -- <server command> [args...]
+//! hooks-mcp [--config hooks.toml] [--name NAME] [--timeout SECONDS] [-- <server command> [args...]]
 //! ```
+//!
+//! The upstream servers are the command after `--`, and the file's
+//! `[[upstream]]` entries; with more than one, each server's tools are
+//! namespaced (`git__git_status`).
 //!
 //! In Claude Code's `.mcp.json`:
 //!
@@ -24,7 +28,9 @@ hooks_core::link!(hooks_std);
 const USAGE: &str = "usage: hooks-mcp [--config FILE] [--name NAME] [--timeout SECONDS] -- <server command> [args...]";
 
 const HELP: &str = "\
-Serves MCP on stdin/stdout, in front of the MCP server the command starts.
+Serves MCP on stdin/stdout, in front of the MCP server the command starts
+(and the `[[upstream]]` servers of the configuration file; with several, tools
+are named `upstream__tool`).
 Every tools/call runs through the standard hooks and the configuration
 file's: a refused call comes back as a tool error with the reason; results
 pass the post-tool-use hooks; tools/list is filtered by the tool filters.
@@ -80,8 +86,8 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Invocation>, S
             }
         }
     }
-    if invocation.command.is_empty() {
-        return Err("no upstream server command: give it after `--`".to_owned());
+    if invocation.command.is_empty() && invocation.config.is_none() {
+        return Err("no upstream server: give its command after `--`, or `[[upstream]]` in a `--config` file".to_owned());
     }
     Ok(Some(invocation))
 }
@@ -119,20 +125,38 @@ fn main() -> ExitCode {
 }
 
 async fn run(invocation: Invocation) -> Result<(), String> {
-    let name = invocation
-        .name
-        .clone()
-        .unwrap_or_else(|| program_name(&invocation.command[0]));
-    let upstream = Upstream::spawn(name, &invocation.command)
-        .await
-        .map_err(|error| error.to_string())?
-        .with_call_timeout(invocation.timeout);
-    let upstreams = vec![upstream];
+    let config = match &invocation.config {
+        Some(path) => Some(hooks_config::load(path).map_err(|error| error.to_string())?),
+        None => None,
+    };
+    let mut upstreams = Vec::new();
+    if !invocation.command.is_empty() {
+        let name = invocation
+            .name
+            .clone()
+            .unwrap_or_else(|| program_name(&invocation.command[0]));
+        upstreams.push(
+            Upstream::spawn(name, &invocation.command)
+                .await
+                .map_err(|error| error.to_string())?
+                .with_call_timeout(invocation.timeout),
+        );
+    }
+    for declared in config.iter().flat_map(hooks_config::Config::upstreams) {
+        let upstream = Upstream::spawn(declared.name.clone(), &declared.command)
+            .await
+            .map_err(|error| format!("{}:{}: {error}", declared.file, declared.line))?;
+        upstreams.push(upstream.with_call_timeout(declared.timeout));
+    }
+    if upstreams.is_empty() {
+        return Err(
+            "no upstream server: the file declares no `[[upstream]]`, and no command follows `--`"
+                .to_owned(),
+        );
+    }
     let mut builder = Hooks::builder().tools(Gateway::tool_names(&upstreams)?);
-    if let Some(path) = &invocation.config {
-        builder = hooks_config::load(path)
-            .and_then(|config| config.apply(builder))
-            .map_err(|error| error.to_string())?;
+    if let Some(config) = config {
+        builder = config.apply(builder).map_err(|error| error.to_string())?;
     }
     let hooks = builder.build().map_err(|error| error.to_string())?;
     let gateway = Gateway::new(hooks, upstreams)?;
