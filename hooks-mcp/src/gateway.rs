@@ -2,7 +2,7 @@
 //! every `tools/list` filtered and every `tools/call` run through a `Hooks`
 //! dispatcher.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -15,6 +15,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
+use crate::approval::ClientApprovals;
 use crate::result;
 use crate::upstream::Upstream;
 
@@ -27,6 +28,8 @@ pub const NAMESPACE_SEPARATOR: &str = "__";
 #[derive(Clone)]
 pub struct Gateway {
     shared: Arc<Shared>,
+    /// Where each session's client is registered, to be asked for approvals.
+    approvals: Option<ClientApprovals>,
     /// This connection's session, made on its first request (when the
     /// client's name is known).
     session: Arc<OnceLock<Session>>,
@@ -36,7 +39,9 @@ struct Shared {
     hooks: Hooks,
     upstreams: Vec<Upstream>,
     /// Exposed name → where it goes.
-    routes: BTreeMap<String, Route>,
+    routes: HashMap<String, Route>,
+    /// The exposed names, upstream by upstream, each in its server's order.
+    order: Vec<String>,
     handles: HashMap<String, ToolHandle>,
 }
 
@@ -61,7 +66,7 @@ impl Gateway {
     ///
     /// Two tools that would have the same exposed name.
     pub fn tool_names(upstreams: &[Upstream]) -> Result<Vec<String>, String> {
-        Ok(routes(upstreams)?.into_keys().collect())
+        Ok(routes(upstreams)?.1)
     }
 
     /// A gateway enforcing `hooks` in front of `upstreams`.
@@ -70,9 +75,9 @@ impl Gateway {
     ///
     /// Two tools that would have the same exposed name.
     pub fn new(hooks: Hooks, upstreams: Vec<Upstream>) -> Result<Self, String> {
-        let routes = routes(&upstreams)?;
-        let handles = routes
-            .keys()
+        let (routes, order) = routes(&upstreams)?;
+        let handles = order
+            .iter()
             .map(|name| (name.clone(), hooks.tool(name.clone())))
             .collect();
         Ok(Gateway {
@@ -80,10 +85,20 @@ impl Gateway {
                 hooks,
                 upstreams,
                 routes,
+                order,
                 handles,
             }),
+            approvals: None,
             session: Arc::new(OnceLock::new()),
         })
+    }
+
+    /// Asks approvals through each session's client (installed on the
+    /// dispatcher's builder with [`ClientApprovals::install`]).
+    #[must_use]
+    pub fn with_client_approvals(mut self, approvals: ClientApprovals) -> Self {
+        self.approvals = Some(approvals);
+        self
     }
 
     /// The same gateway for another client connection: a session of its own.
@@ -91,6 +106,7 @@ impl Gateway {
     pub fn connection(&self) -> Self {
         Gateway {
             shared: Arc::clone(&self.shared),
+            approvals: self.approvals.clone(),
             session: Arc::new(OnceLock::new()),
         }
     }
@@ -115,7 +131,11 @@ impl Gateway {
                 std::process::id(),
                 CONNECTIONS.fetch_add(1, Ordering::Relaxed)
             );
-            Session::new(id).with_agent(client)
+            let session = Session::new(id).with_agent(client);
+            if let Some(approvals) = &self.approvals {
+                approvals.0.insert(session.id(), context.peer.clone());
+            }
+            session
         })
     }
 
@@ -186,10 +206,12 @@ impl Gateway {
     }
 }
 
-/// Exposed names → routes; an error if two tools would share a name.
-fn routes(upstreams: &[Upstream]) -> Result<BTreeMap<String, Route>, String> {
+/// Exposed names → routes, and the names in order; an error if two tools
+/// would share a name.
+fn routes(upstreams: &[Upstream]) -> Result<(HashMap<String, Route>, Vec<String>), String> {
     let namespaced = upstreams.len() > 1;
-    let mut routes = BTreeMap::new();
+    let mut routes = HashMap::new();
+    let mut order = Vec::new();
     for (index, upstream) in upstreams.iter().enumerate() {
         for tool in upstream.tools() {
             let exposed = if namespaced {
@@ -209,9 +231,10 @@ fn routes(upstreams: &[Upstream]) -> Result<BTreeMap<String, Route>, String> {
                     "two upstream tools would both be `{exposed}`: give the upstreams distinct names"
                 ));
             }
+            order.push(exposed);
         }
     }
-    Ok(routes)
+    Ok((routes, order))
 }
 
 impl ServerHandler for Gateway {
@@ -230,7 +253,7 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         let session = self.session(&context).clone();
-        let names = self.shared.routes.keys().map(String::as_str);
+        let names = self.shared.order.iter().map(String::as_str);
         let offered = self.offered(&session, names, "tools/list").await;
         let tools = offered
             .iter()

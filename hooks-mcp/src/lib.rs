@@ -15,7 +15,10 @@
 //! - `tools/list` is filtered through the tool-filter hooks
 //!   (`pre_model_request`), and a tool the filter hides cannot be called by
 //!   name either;
-//! - an MCP connection is a `Session`, with the client's name as its agent.
+//! - an MCP connection is a `Session`, with the client's name as its agent;
+//! - a hook's `Ask` is put to the person through the client (MCP
+//!   elicitation) when it can, otherwise to the configured approver (the
+//!   approval store, answered with `hooks-approve`).
 //!
 //! A crashed or hanging upstream gives tool errors naming it; the gateway
 //! keeps serving. Its stdout carries only protocol messages (logs go to
@@ -25,7 +28,7 @@
 //! use hooks_core::Hooks;
 //! use hooks_mcp::{Gateway, Upstream};
 //!
-//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! # async fn run() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
 //! let git = Upstream::spawn("git", &["uvx".into(), "mcp-server-git".into()]).await?;
 //! let upstreams = vec![git];
 //! let hooks = Hooks::builder().tools(Gateway::tool_names(&upstreams)?).build()?;
@@ -35,10 +38,12 @@
 //! # }
 //! ```
 
+mod approval;
 mod gateway;
 mod result;
 mod upstream;
 
+pub use approval::ClientApprovals;
 pub use gateway::{Gateway, NAMESPACE_SEPARATOR};
 pub use upstream::{DEFAULT_CALL_TIMEOUT, Upstream, UpstreamError};
 

@@ -21,7 +21,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use hooks_core::Hooks;
-use hooks_mcp::{Gateway, Upstream};
+use hooks_mcp::{ClientApprovals, Gateway, Upstream};
 
 hooks_core::link!(hooks_std);
 
@@ -158,8 +158,13 @@ async fn run(invocation: Invocation) -> Result<(), String> {
     if let Some(config) = config {
         builder = config.apply(builder).map_err(|error| error.to_string())?;
     }
-    let hooks = builder.build().map_err(|error| error.to_string())?;
-    let gateway = Gateway::new(hooks, upstreams)?;
+    // After the file's `[approval]`: its store answers clients that cannot elicit.
+    let approvals = ClientApprovals::new();
+    let hooks = approvals
+        .install(builder)
+        .build()
+        .map_err(|error| error.to_string())?;
+    let gateway = Gateway::new(hooks, upstreams)?.with_client_approvals(approvals);
     hooks_mcp::serve_stdio(gateway)
         .await
         .map_err(|error| format!("the client connection failed: {error}"))

@@ -237,6 +237,42 @@ impl HooksBuilder {
         self
     }
 
+    /// Wraps the approver set so far (if any) in another: how a transport
+    /// that can ask the person itself (an MCP client, by elicitation) falls
+    /// back to the configured one (a store and a CLI) when it cannot.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use hooks_core::prelude::*;
+    /// use hooks_core::{ApprovalRequest, Approver, BoxFuture};
+    ///
+    /// struct Louder(Option<Arc<dyn Approver>>);
+    ///
+    /// impl Approver for Louder {
+    ///     fn decide<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalAnswer> {
+    ///         match &self.0 {
+    ///             Some(inner) => inner.decide(request),
+    ///             None => Box::pin(async { ApprovalAnswer::deny("nobody to ask") }),
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// let hooks = Hooks::builder()
+    ///     .approver(|_: &ApprovalRequest| ApprovalAnswer::approve())
+    ///     .wrap_approver(Louder)
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(hooks);
+    /// ```
+    pub fn wrap_approver<A: Approver>(
+        mut self,
+        wrap: impl FnOnce(Option<Arc<dyn Approver>>) -> A,
+    ) -> Self {
+        let inner = self.approver.take();
+        self.approver = Some(Arc::new(wrap(inner)));
+        self
+    }
+
     /// Sets the byte budget for injected context per event (default 10 KiB).
     pub fn injection_budget(mut self, bytes: usize) -> Self {
         self.injection_budget = bytes;

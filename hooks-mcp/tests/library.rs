@@ -1,0 +1,199 @@
+//! The gateway as a library, with an in-process client (rmcp's) and real
+//! upstream servers from the Python package index: several upstreams
+//! namespaced, tool filters that hide tools from the list and from calls,
+//! and an upstream killed mid-session while the other keeps serving.
+
+mod support;
+
+use std::path::Path;
+use std::time::Duration;
+
+use hooks_core::{Hook, Hooks, PreModelRequest};
+use hooks_mcp::{Gateway, Upstream};
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::json;
+use support::{Repo, server_command};
+
+/// Serves `gateway` in this process and connects a client to it.
+async fn connect(gateway: Gateway) -> RunningService<RoleClient, ()> {
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(running) = Box::pin(gateway.serve(server_io)).await {
+            let _ = running.waiting().await;
+        }
+    });
+    ().serve(client_io)
+        .await
+        .expect("the gateway completes the handshake")
+}
+
+async fn call(
+    client: &RunningService<RoleClient, ()>,
+    tool: &str,
+    args: serde_json::Value,
+) -> CallToolResult {
+    let mut params = CallToolRequestParams::new(tool.to_owned());
+    params.arguments = args.as_object().cloned();
+    client
+        .call_tool(params)
+        .await
+        .expect("a tool result, not a protocol error")
+}
+
+fn text(result: &CallToolResult) -> &str {
+    result.content[0]
+        .as_text()
+        .map(|text| text.text.as_str())
+        .expect("a text block")
+}
+
+/// `mcp-server-time`, started through a shell that leaves its process id in `pid_file`.
+fn time_server_leaving_its_pid(pid_file: &Path) -> Vec<String> {
+    let command = server_command("mcp-server-time").join(" ");
+    vec![
+        "sh".to_owned(),
+        "-c".to_owned(),
+        format!("echo $$ > '{}'; exec {command}", pid_file.display()),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn several_upstreams_are_namespaced_and_filtered_tools_can_be_neither_listed_nor_called() {
+    let repo = Repo::with_one_commit();
+    let mut git = server_command("mcp-server-git");
+    git.extend(["--repository".to_owned(), repo.path_str().to_owned()]);
+    let upstreams = vec![
+        Upstream::spawn("time", &server_command("mcp-server-time"))
+            .await
+            .unwrap(),
+        Upstream::spawn("git", &git).await.unwrap(),
+    ];
+    let names = Gateway::tool_names(&upstreams).unwrap();
+    assert_eq!(
+        &names[..3],
+        [
+            "time__get_current_time",
+            "time__convert_time",
+            "git__git_status"
+        ]
+    );
+    let hooks = Hooks::builder()
+        .without_linked()
+        .tools(names)
+        .hook(Hook::new("read_only_git", |ctx: &mut PreModelRequest| {
+            ctx.exclude_tools(&["git__git_commit", "git__git_add", "git__git_reset"]);
+        }))
+        .build()
+        .unwrap();
+    let client = connect(Gateway::new(hooks, upstreams).unwrap()).await;
+
+    let listed: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|tool| tool.name.into_owned())
+        .collect();
+    assert!(listed.contains(&"git__git_status".to_owned()), "{listed:?}");
+    assert!(
+        !listed.iter().any(|name| name == "git__git_commit"),
+        "{listed:?}"
+    );
+
+    // Hidden from the list, and refused by name.
+    let refused = call(
+        &client,
+        "git__git_commit",
+        json!({"repo_path": repo.path_str(), "message": "x"}),
+    )
+    .await;
+    assert_eq!(refused.is_error, Some(true));
+    assert_eq!(
+        text(&refused),
+        "the tool `git__git_commit` is not offered to this client"
+    );
+
+    let now = call(
+        &client,
+        "time__get_current_time",
+        json!({"timezone": "UTC"}),
+    )
+    .await;
+    assert_ne!(now.is_error, Some(true), "{}", text(&now));
+    let status = call(
+        &client,
+        "git__git_status",
+        json!({"repo_path": repo.path_str()}),
+    )
+    .await;
+    assert!(
+        text(&status).starts_with("Repository status:"),
+        "{}",
+        text(&status)
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_upstream_killed_mid_session_gives_tool_errors_and_the_others_keep_serving() {
+    let repo = Repo::with_one_commit();
+    let pid_file = repo.path().join("time.pid");
+    let mut git = server_command("mcp-server-git");
+    git.extend(["--repository".to_owned(), repo.path_str().to_owned()]);
+    let upstreams = vec![
+        Upstream::spawn("time", &time_server_leaving_its_pid(&pid_file))
+            .await
+            .unwrap()
+            .with_call_timeout(Duration::from_secs(5)),
+        Upstream::spawn("git", &git).await.unwrap(),
+    ];
+    let hooks = Hooks::builder()
+        .without_linked()
+        .tools(Gateway::tool_names(&upstreams).unwrap())
+        .build()
+        .unwrap();
+    let client = connect(Gateway::new(hooks, upstreams).unwrap()).await;
+    let before = call(
+        &client,
+        "time__get_current_time",
+        json!({"timezone": "UTC"}),
+    )
+    .await;
+    assert_ne!(before.is_error, Some(true));
+
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", pid.trim()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+
+    let after = call(
+        &client,
+        "time__get_current_time",
+        json!({"timezone": "UTC"}),
+    )
+    .await;
+    assert_eq!(after.is_error, Some(true));
+    assert!(
+        text(&after).contains("`time`"),
+        "names the upstream: {}",
+        text(&after)
+    );
+    // The gateway still lists and serves the other upstream.
+    assert!(!client.list_all_tools().await.unwrap().is_empty());
+    let status = call(
+        &client,
+        "git__git_status",
+        json!({"repo_path": repo.path_str()}),
+    )
+    .await;
+    assert!(
+        text(&status).starts_with("Repository status:"),
+        "{}",
+        text(&status)
+    );
+    client.cancel().await.unwrap();
+}
