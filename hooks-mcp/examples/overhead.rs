@@ -1,0 +1,102 @@
+//! What the gateway adds to a tool call: the same client (rmcp's) calls the
+//! same server's tool 1,000 times directly, then through `hooks-mcp` (with
+//! the standard hooks linked, audit log included), and prints p50 and p99.
+//!
+//! ```text
+//! cargo build --release -p hooks-mcp
+//! cargo run --release -p hooks-mcp --example overhead -- <server command> [args...]
+//! ```
+//!
+//! e.g. with the venv the tests build: `-- target/tmp/mcp-venv/bin/mcp-server-time`.
+
+use std::time::{Duration, Instant};
+
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use serde_json::json;
+use tokio::process::Command;
+
+const CALLS: usize = 1_000;
+const WARM_UP: usize = 50;
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let server: Vec<String> = std::env::args().skip(1).collect();
+    if server.is_empty() {
+        return Err("give the server command after `--`".into());
+    }
+    let gateway = std::env::current_exe()?
+        .parent()
+        .and_then(|examples| examples.parent())
+        .map(|dir| dir.join("hooks-mcp"))
+        .ok_or("no target directory")?;
+    let scratch = std::env::temp_dir().join(format!("hooks-mcp-overhead-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch)?;
+    let config = scratch.join("hooks.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[audit_log]\npath = \"{}\"\n\n# 1,000 calls a minute would trip the default limit.\n[rate_limit]\nrules = []\n",
+            scratch.join("audit.jsonl").display()
+        ),
+    )?;
+
+    let direct = measure(&server).await?;
+    let mut through = vec![
+        gateway.display().to_string(),
+        "--config".to_owned(),
+        config.display().to_string(),
+        "--".to_owned(),
+    ];
+    through.extend(server.iter().cloned());
+    let gated = measure(&through).await?;
+
+    println!("{CALLS} calls of get_current_time each, after {WARM_UP} to warm up");
+    println!("| path | p50 | p99 |\n|---|---|---|");
+    println!("| direct | {} | {} |", show(direct.0), show(direct.1));
+    println!(
+        "| through hooks-mcp | {} | {} |",
+        show(gated.0),
+        show(gated.1)
+    );
+    println!(
+        "added: p50 {} ({:+.1} %), p99 {}",
+        show(gated.0.saturating_sub(direct.0)),
+        (gated.0.as_secs_f64() / direct.0.as_secs_f64() - 1.0) * 100.0,
+        show(gated.1.saturating_sub(direct.1)),
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+    Ok(())
+}
+
+/// p50 and p99 of `CALLS` sequential calls to the server `command` starts.
+async fn measure(
+    command: &[String],
+) -> Result<(Duration, Duration), Box<dyn std::error::Error + Send + Sync>> {
+    let (program, args) = command.split_first().ok_or("empty command")?;
+    let transport = TokioChildProcess::new(Command::new(program).configure(|cmd| {
+        cmd.args(args);
+    }))?;
+    let client = ().serve(transport).await?;
+    let mut params = CallToolRequestParams::new("get_current_time");
+    params.arguments = json!({"timezone": "UTC"}).as_object().cloned();
+    let mut times = Vec::with_capacity(CALLS);
+    for index in 0..WARM_UP + CALLS {
+        let started = Instant::now();
+        let result = client.call_tool(params.clone()).await?;
+        if result.is_error == Some(true) {
+            return Err(format!("the call failed: {result:?}").into());
+        }
+        if index >= WARM_UP {
+            times.push(started.elapsed());
+        }
+    }
+    client.cancel().await?;
+    times.sort();
+    Ok((times[CALLS / 2], times[CALLS * 99 / 100]))
+}
+
+fn show(duration: Duration) -> String {
+    format!("{:.0} µs", duration.as_secs_f64() * 1e6)
+}
