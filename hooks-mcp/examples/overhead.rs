@@ -1,6 +1,8 @@
 //! What the gateway adds to a tool call: the same client (rmcp's) calls the
-//! same server's tool 1,000 times directly, then through `hooks-mcp` (with
-//! the standard hooks linked, audit log included), and prints p50 and p99.
+//! same server's tool 1,000 times directly and 1,000 times through
+//! `hooks-mcp` (with the standard hooks linked, audit log included),
+//! alternating call by call so the machine's drift hits both alike, and
+//! prints p50 and p99 of each.
 //!
 //! ```text
 //! cargo build --release -p hooks-mcp
@@ -42,7 +44,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         ),
     )?;
 
-    let direct = measure(&server).await?;
     let mut through = vec![
         gateway.display().to_string(),
         "--config".to_owned(),
@@ -50,7 +51,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         "--".to_owned(),
     ];
     through.extend(server.iter().cloned());
-    let gated = measure(&through).await?;
+    let direct_client = connect(&server).await?;
+    let gated_client = connect(&through).await?;
+    let mut direct = Vec::with_capacity(CALLS);
+    let mut gated = Vec::with_capacity(CALLS);
+    for index in 0..WARM_UP + CALLS {
+        let one = time_call(&direct_client).await?;
+        let other = time_call(&gated_client).await?;
+        if index >= WARM_UP {
+            direct.push(one);
+            gated.push(other);
+        }
+    }
+    direct_client.cancel().await?;
+    gated_client.cancel().await?;
+    let (direct, gated) = (percentiles(direct), percentiles(gated));
 
     println!("{CALLS} calls of get_current_time each, after {WARM_UP} to warm up");
     println!("| path | p50 | p99 |\n|---|---|---|");
@@ -70,31 +85,33 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     Ok(())
 }
 
-/// p50 and p99 of `CALLS` sequential calls to the server `command` starts.
-async fn measure(
-    command: &[String],
-) -> Result<(Duration, Duration), Box<dyn std::error::Error + Send + Sync>> {
+type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
+
+async fn connect(command: &[String]) -> Result<Client, Box<dyn std::error::Error + Send + Sync>> {
     let (program, args) = command.split_first().ok_or("empty command")?;
     let transport = TokioChildProcess::new(Command::new(program).configure(|cmd| {
         cmd.args(args);
     }))?;
-    let client = ().serve(transport).await?;
+    Ok(().serve(transport).await?)
+}
+
+/// One call of `get_current_time`, timed.
+async fn time_call(client: &Client) -> Result<Duration, Box<dyn std::error::Error + Send + Sync>> {
     let mut params = CallToolRequestParams::new("get_current_time");
     params.arguments = json!({"timezone": "UTC"}).as_object().cloned();
-    let mut times = Vec::with_capacity(CALLS);
-    for index in 0..WARM_UP + CALLS {
-        let started = Instant::now();
-        let result = client.call_tool(params.clone()).await?;
-        if result.is_error == Some(true) {
-            return Err(format!("the call failed: {result:?}").into());
-        }
-        if index >= WARM_UP {
-            times.push(started.elapsed());
-        }
+    let started = Instant::now();
+    let result = client.call_tool(params).await?;
+    let elapsed = started.elapsed();
+    if result.is_error == Some(true) {
+        return Err(format!("the call failed: {result:?}").into());
     }
-    client.cancel().await?;
+    Ok(elapsed)
+}
+
+/// p50 and p99.
+fn percentiles(mut times: Vec<Duration>) -> (Duration, Duration) {
     times.sort();
-    Ok((times[CALLS / 2], times[CALLS * 99 / 100]))
+    (times[times.len() / 2], times[times.len() * 99 / 100])
 }
 
 fn show(duration: Duration) -> String {

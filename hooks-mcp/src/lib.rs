@@ -41,6 +41,7 @@
 mod approval;
 mod gateway;
 mod result;
+mod stdio;
 mod upstream;
 
 pub use approval::ClientApprovals;
@@ -55,9 +56,17 @@ use rmcp::ServiceExt;
 /// # Errors
 ///
 /// The handshake with the client failed, or the connection broke.
+///
+/// Lines the client sends that are not messages the service can act on get a
+/// JSON-RPC error (parse error, invalid request, invalid params) instead of
+/// being dropped or misread.
 pub async fn serve_stdio(gateway: Gateway) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    // Non-blocking pipes where the streams are pipes (as MCP clients start
+    // servers): no hand-off to a blocking thread per message.
+    let (input, output) = rmcp::transport::stdio_pipes();
+    let transport = stdio::Guarded::new(input, output);
     // Boxed: the handshake future is large (16 KB), and this runs once.
-    let running = Box::pin(gateway.serve(rmcp::transport::stdio())).await?;
+    let running = Box::pin(gateway.serve(transport)).await?;
     running.waiting().await?;
     Ok(())
 }
