@@ -6,7 +6,10 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use hooks_core::{Hooks, PreModelRequest, PreToolUse, RunError, Session, ToolHandle, json};
+use hooks_core::{
+    Decision, Hook, Hooks, HooksBuilder, PreModelRequest, PreToolUse, RunError, Session,
+    ToolHandle, json,
+};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -21,6 +24,42 @@ use crate::upstream::Upstream;
 
 /// Between an upstream's name and its tool's, when there are several upstreams.
 pub const NAMESPACE_SEPARATOR: &str = "__";
+
+/// The hook that refuses a call of a tool the tool filters hide from the
+/// client: a refusal like any other, so observers (the audit log) see it.
+pub const FILTER_HOOK: &str = "hooks_mcp::not_offered";
+
+/// The group of the gateway's own hooks (keep it when scoping by group).
+pub const GROUP: &str = "hooks_mcp";
+
+/// Set on a call's session when the filters hide its tool; sessions are the
+/// gateway's own, so no client can set it.
+const NOT_OFFERED: &str = "hooks_mcp.not_offered";
+
+/// Prepares a dispatcher's builder for a gateway in front of `upstreams`:
+/// tells it their tools (a hook whose pattern matches none of them fails
+/// the build) and adds [`FILTER_HOOK`].
+///
+/// # Errors
+///
+/// Two tools that would have the same exposed name.
+pub fn prepare(builder: HooksBuilder, upstreams: &[Upstream]) -> Result<HooksBuilder, String> {
+    let refuse_hidden = Hook::new(FILTER_HOOK, |ctx: &mut PreToolUse| {
+        if ctx.session().metadata_value(NOT_OFFERED) == Some(&Value::Bool(true)) {
+            Decision::deny(format!(
+                "the tool `{}` is not offered to this client",
+                ctx.tool()
+            ))
+        } else {
+            Decision::Continue
+        }
+    })
+    .priority(i32::MIN)
+    .group(GROUP);
+    Ok(builder
+        .tools(Gateway::tool_names(upstreams)?)
+        .hook(refuse_hidden))
+}
 
 /// An MCP server in front of upstream MCP servers, enforcing a `Hooks`
 /// dispatcher on every call. Clone it per client connection
@@ -69,13 +108,26 @@ impl Gateway {
         Ok(routes(upstreams)?.1)
     }
 
-    /// A gateway enforcing `hooks` in front of `upstreams`.
+    /// A gateway enforcing `hooks` (built from [`prepare`]) in front of `upstreams`.
     ///
     /// # Errors
     ///
-    /// Two tools that would have the same exposed name.
+    /// Two tools that would have the same exposed name, or a dispatcher
+    /// without [`FILTER_HOOK`] (not built from [`prepare`], or scoped by
+    /// group without [`GROUP`]): a hidden tool's refusal would go unrecorded.
     pub fn new(hooks: Hooks, upstreams: Vec<Upstream>) -> Result<Self, String> {
         let (routes, order) = routes(&upstreams)?;
+        if !hooks
+            .describe()
+            .hooks()
+            .iter()
+            .any(|hook| hook.name == FILTER_HOOK)
+        {
+            return Err(format!(
+                "the dispatcher lacks `{FILTER_HOOK}`: build it from `hooks_mcp::prepare(builder, &upstreams)` \
+                 (and keep the group `{GROUP}` when scoping by group)"
+            ));
+        }
         let handles = order
             .iter()
             .map(|name| (name.clone(), hooks.tool(name.clone())))
@@ -169,17 +221,15 @@ impl Gateway {
                 None,
             ));
         };
-        let session = self.session(context).clone();
-        // A tool the filter hides from this client is not callable by name either.
+        let mut session = self.session(context).clone();
+        // A tool the filter hides from this client is not callable by name
+        // either: refused by `FILTER_HOOK`, so the refusal is audited.
         if self
             .offered(&session, [name], "tools/call")
             .await
             .is_empty()
         {
-            return Ok(result::error_result(
-                &format!("the tool `{name}` is not offered to this client"),
-                None,
-            ));
+            session = session.with_metadata(NOT_OFFERED, true);
         }
         let args = Value::Object(request.arguments.unwrap_or_default());
         let pre =

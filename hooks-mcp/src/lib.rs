@@ -14,7 +14,7 @@
 //!   call goes to `post_tool_use_failure`;
 //! - `tools/list` is filtered through the tool-filter hooks
 //!   (`pre_model_request`), and a tool the filter hides cannot be called by
-//!   name either;
+//!   name either (refused by [`FILTER_HOOK`], so the refusal is audited);
 //! - an MCP connection is a `Session`, with the client's name as its agent;
 //! - a hook's `Ask` is put to the person through the client (MCP
 //!   elicitation) when it can, otherwise to the configured approver (the
@@ -31,7 +31,7 @@
 //! # async fn run() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
 //! let git = Upstream::spawn("git", &["uvx".into(), "mcp-server-git".into()]).await?;
 //! let upstreams = vec![git];
-//! let hooks = Hooks::builder().tools(Gateway::tool_names(&upstreams)?).build()?;
+//! let hooks = hooks_mcp::prepare(Hooks::builder(), &upstreams)?.build()?;
 //! let gateway = Gateway::new(hooks, upstreams)?;
 //! hooks_mcp::serve_stdio(gateway).await?;
 //! # Ok(())
@@ -45,7 +45,7 @@ mod stdio;
 mod upstream;
 
 pub use approval::ClientApprovals;
-pub use gateway::{Gateway, NAMESPACE_SEPARATOR};
+pub use gateway::{FILTER_HOOK, GROUP, Gateway, NAMESPACE_SEPARATOR, prepare};
 pub use upstream::{DEFAULT_CALL_TIMEOUT, Upstream, UpstreamError};
 
 use rmcp::ServiceExt;

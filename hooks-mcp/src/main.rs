@@ -154,7 +154,7 @@ async fn run(invocation: Invocation) -> Result<(), String> {
                 .to_owned(),
         );
     }
-    let mut builder = Hooks::builder().tools(Gateway::tool_names(&upstreams)?);
+    let mut builder = hooks_mcp::prepare(Hooks::builder(), &upstreams)?;
     if let Some(config) = config {
         builder = config.apply(builder).map_err(|error| error.to_string())?;
     }

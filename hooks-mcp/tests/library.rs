@@ -8,7 +8,10 @@ mod support;
 use std::path::Path;
 use std::time::Duration;
 
-use hooks_core::{Hook, Hooks, PreModelRequest};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use hooks_core::{Hook, Hooks, PreModelRequest, PreToolUse};
 use hooks_mcp::{Gateway, Upstream};
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::RunningService;
@@ -79,11 +82,21 @@ async fn several_upstreams_are_namespaced_and_filtered_tools_can_be_neither_list
             "git__git_status"
         ]
     );
-    let hooks = Hooks::builder()
-        .without_linked()
-        .tools(names)
+    let seen = Arc::new(AtomicUsize::new(0));
+    let observed = Arc::clone(&seen);
+    let hooks = hooks_mcp::prepare(Hooks::builder().without_linked(), &upstreams)
+        .unwrap()
         .hook(Hook::new("read_only_git", |ctx: &mut PreModelRequest| {
             ctx.exclude_tools(&["git__git_commit", "git__git_add", "git__git_reset"]);
+        }))
+        // Stands in for the audit log: it sees every refusal.
+        .hook(Hook::observer("count_refusals", move |ctx: &PreToolUse| {
+            if ctx
+                .denial()
+                .is_some_and(|denial| denial.hook() == hooks_mcp::FILTER_HOOK)
+            {
+                observed.fetch_add(1, Ordering::SeqCst);
+            }
         }))
         .build()
         .unwrap();
@@ -113,6 +126,11 @@ async fn several_upstreams_are_namespaced_and_filtered_tools_can_be_neither_list
     assert_eq!(
         text(&refused),
         "the tool `git__git_commit` is not offered to this client"
+    );
+    assert_eq!(
+        seen.load(Ordering::SeqCst),
+        1,
+        "the refusal went through the hooks, where observers (the audit log) see it"
     );
 
     let now = call(
@@ -149,9 +167,8 @@ async fn an_upstream_killed_mid_session_gives_tool_errors_and_the_others_keep_se
             .with_call_timeout(Duration::from_secs(5)),
         Upstream::spawn("git", &git).await.unwrap(),
     ];
-    let hooks = Hooks::builder()
-        .without_linked()
-        .tools(Gateway::tool_names(&upstreams).unwrap())
+    let hooks = hooks_mcp::prepare(Hooks::builder().without_linked(), &upstreams)
+        .unwrap()
         .build()
         .unwrap();
     let client = connect(Gateway::new(hooks, upstreams).unwrap()).await;
