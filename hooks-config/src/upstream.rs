@@ -1,11 +1,17 @@
 //! `[[upstream]]`: MCP servers a gateway (`hooks-mcp`) puts the hooks in
-//! front of. hooks-config only reads and checks them; the gateway starts them.
+//! front of. hooks-config only reads and checks them; the gateway starts or
+//! reaches them. Each gives exactly one of `command` (a child process spoken
+//! to over stdio) and `url` (a server already running, over Streamable HTTP).
 //!
 //! ```toml
 //! [[upstream]]
 //! name = "git"                                   # namespace: its tools are `git__git_status`, ...
 //! command = ["uvx", "mcp-server-git", "--repository", "."]
 //! timeout = "30s"                                # per call; default 60s
+//!
+//! [[upstream]]
+//! name = "search"
+//! url = "http://127.0.0.1:8000/mcp"
 //! ```
 
 use std::sync::Arc;
@@ -24,7 +30,8 @@ pub const DEFAULT_UPSTREAM_TIMEOUT: Duration = Duration::from_secs(60);
 #[serde(deny_unknown_fields)]
 pub(crate) struct UpstreamEntry {
     name: String,
-    command: Vec<String>,
+    command: Option<Vec<String>>,
+    url: Option<String>,
     timeout: Option<String>,
 }
 
@@ -34,8 +41,11 @@ pub(crate) struct UpstreamEntry {
 pub struct Upstream {
     /// Its name: the namespace of its tools when there are several.
     pub name: String,
-    /// The program and its arguments.
+    /// The program and its arguments; empty for a server reached at [`url`](Self::url).
     pub command: Vec<String>,
+    /// The server's Streamable HTTP endpoint (`http://` or `https://`), when
+    /// it is reached over the network rather than started.
+    pub url: Option<String>,
     /// How long a call may take.
     pub timeout: Duration,
     /// The file it was declared in.
@@ -45,7 +55,8 @@ pub struct Upstream {
 }
 
 /// Checks each entry: a name fit for a namespace (letters, digits, `-`,
-/// `_`; unique), a command, a timeout above zero.
+/// `_`; unique), a command or an http(s) URL (one of the two), a timeout
+/// above zero.
 pub(crate) fn check(
     file: &Arc<str>,
     text: &str,
@@ -82,12 +93,37 @@ pub(crate) fn check(
             ok = false;
         }
         names.push(entry.name.clone());
-        if entry.command.first().is_none_or(String::is_empty) {
-            fail(
-                "`command` names no program: write `command = [\"program\", \"arg\", ...]`"
-                    .to_owned(),
-            );
-            ok = false;
+        match (&entry.command, &entry.url) {
+            (Some(_), Some(_)) => {
+                fail(
+                    "give `command` (a server to start) or `url` (a server to reach), not both"
+                        .to_owned(),
+                );
+                ok = false;
+            }
+            (None, None) => {
+                fail(
+                    "no server: give `command = [\"program\", \"arg\", ...]` (started, spoken to over stdio) \
+                     or `url = \"http://host:port/mcp\"` (reached over Streamable HTTP)"
+                        .to_owned(),
+                );
+                ok = false;
+            }
+            (Some(command), None) if command.first().is_none_or(String::is_empty) => {
+                fail(
+                    "`command` names no program: write `command = [\"program\", \"arg\", ...]`"
+                        .to_owned(),
+                );
+                ok = false;
+            }
+            (None, Some(url)) if !is_http_url(url) => {
+                fail(format!(
+                    "`url = \"{url}\"` is not an http:// or https:// address with a host \
+                     (write e.g. \"http://127.0.0.1:8000/mcp\")"
+                ));
+                ok = false;
+            }
+            _ => {}
         }
         let timeout = match entry.timeout.as_deref().map(humantime::parse_duration) {
             None => DEFAULT_UPSTREAM_TIMEOUT,
@@ -106,7 +142,8 @@ pub(crate) fn check(
         if ok {
             upstreams.push(Upstream {
                 name: entry.name,
-                command: entry.command,
+                command: entry.command.unwrap_or_default(),
+                url: entry.url,
                 timeout,
                 file: Arc::clone(file),
                 line,
@@ -114,4 +151,17 @@ pub(crate) fn check(
         }
     }
     upstreams
+}
+
+/// `http://host...` or `https://host...`: the schemes Streamable HTTP runs
+/// on, and a host to reach (the gateway finds out the rest when it connects).
+fn is_http_url(url: &str) -> bool {
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"));
+    rest.is_some_and(|rest| {
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+        let host = authority.rsplit('@').next().unwrap_or_default();
+        !host.is_empty() && !host.starts_with(':') && !host.chars().any(char::is_whitespace)
+    })
 }

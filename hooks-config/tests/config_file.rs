@@ -254,10 +254,14 @@ timeout = "30s"
 [[upstream]]
 name = "time"
 command = ["mcp-server-time"]
+
+[[upstream]]
+name = "search"
+url = "https://search.example:8443/mcp"
 "#;
     let config = hooks_config::parse("gw.toml", text, false).unwrap();
     let upstreams = config.upstreams();
-    assert_eq!(upstreams.len(), 2);
+    assert_eq!(upstreams.len(), 3);
     assert_eq!(
         (
             upstreams[0].name.as_str(),
@@ -272,6 +276,22 @@ command = ["mcp-server-time"]
     );
     assert_eq!(upstreams[0].timeout, std::time::Duration::from_secs(30));
     assert_eq!(upstreams[1].timeout, hooks_config::DEFAULT_UPSTREAM_TIMEOUT);
+    assert_eq!(upstreams[0].url, None);
+    // A server reached over Streamable HTTP: a URL, no command.
+    assert_eq!(
+        (
+            upstreams[2].name.as_str(),
+            upstreams[2].url.as_deref(),
+            upstreams[2].command.as_slice(),
+            upstreams[2].line
+        ),
+        (
+            "search",
+            Some("https://search.example:8443/mcp"),
+            &[][..],
+            11
+        )
+    );
 
     let bad = r#"
 [[upstream]]
@@ -286,6 +306,23 @@ timeout = "0s"
 [[upstream]]
 name = "time"
 command = ["t"]
+
+[[upstream]]
+name = "both"
+command = ["t"]
+url = "http://127.0.0.1:8000/mcp"
+
+[[upstream]]
+name = "neither"
+timeout = "5s"
+
+[[upstream]]
+name = "ftp"
+url = "ftp://files.example/mcp"
+
+[[upstream]]
+name = "hostless"
+url = "http:///mcp"
 "#;
     let Err(error) = hooks_config::parse("gw.toml", bad, false) else {
         panic!("bad upstreams are refused");
@@ -297,6 +334,10 @@ command = ["t"]
             "gw.toml:2: `[[upstream]]` `git tools`: `command` names no program: write `command = [\"program\", \"arg\", ...]`",
             "gw.toml:6: `[[upstream]]` `time`: `timeout` is zero: every call would fail (write e.g. \"30s\")",
             "gw.toml:11: `[[upstream]]` `time`: the name is used by an earlier `[[upstream]]`",
+            "gw.toml:15: `[[upstream]]` `both`: give `command` (a server to start) or `url` (a server to reach), not both",
+            "gw.toml:20: `[[upstream]]` `neither`: no server: give `command = [\"program\", \"arg\", ...]` (started, spoken to over stdio) or `url = \"http://host:port/mcp\"` (reached over Streamable HTTP)",
+            "gw.toml:24: `[[upstream]]` `ftp`: `url = \"ftp://files.example/mcp\"` is not an http:// or https:// address with a host (write e.g. \"http://127.0.0.1:8000/mcp\")",
+            "gw.toml:28: `[[upstream]]` `hostless`: `url = \"http:///mcp\"` is not an http:// or https:// address with a host (write e.g. \"http://127.0.0.1:8000/mcp\")",
         ]
     );
 }

@@ -15,10 +15,17 @@
 //! - `tools/list` is filtered through the tool-filter hooks
 //!   (`pre_model_request`), and a tool the filter hides cannot be called by
 //!   name either (refused by [`FILTER_HOOK`], so the refusal is audited);
-//! - an MCP connection is a `Session`, with the client's name as its agent;
+//! - an MCP connection is a `Session`, with the client's name as its agent
+//!   (over Streamable HTTP, each MCP session is one);
 //! - a hook's `Ask` is put to the person through the client (MCP
 //!   elicitation) when it can, otherwise to the configured approver (the
 //!   approval store, answered with `hooks-approve`).
+//!
+//! Clients connect over stdio ([`serve_stdio`]) or Streamable HTTP
+//! ([`serve_http`], [`HttpServer`], or [`http_service`] to mount in a server
+//! of your own); upstream servers are child processes over stdio
+//! ([`Upstream::spawn`]) or running servers over Streamable HTTP
+//! ([`Upstream::connect_http`]).
 //!
 //! A crashed or hanging upstream gives tool errors naming it; the gateway
 //! keeps serving. Its stdout carries only protocol messages (logs go to
@@ -40,12 +47,14 @@
 
 mod approval;
 mod gateway;
+mod http;
 mod result;
 mod stdio;
 mod upstream;
 
 pub use approval::ClientApprovals;
 pub use gateway::{FILTER_HOOK, GROUP, Gateway, NAMESPACE_SEPARATOR, prepare};
+pub use http::{HttpServer, MCP_PATH, http_service, serve_http};
 pub use upstream::{DEFAULT_CALL_TIMEOUT, Upstream, UpstreamError};
 
 use rmcp::ServiceExt;

@@ -1,14 +1,17 @@
-//! `hooks-mcp`: serves MCP on stdin/stdout to one client, in front of an
-//! upstream MCP server started as a child process, running every tool call
-//! through the standard hooks and a configuration file's.
+//! `hooks-mcp`: serves MCP on stdin/stdout to one client (or over
+//! Streamable HTTP to many, with `--http`), in front of an upstream MCP
+//! server started as a child process (or reached over Streamable HTTP),
+//! running every tool call through the standard hooks and a configuration
+//! file's.
 //!
 //! ```text
-//! hooks-mcp [--config hooks.toml] [--name NAME] [--timeout SECONDS] [-- <server command> [args...]]
+//! hooks-mcp [--config hooks.toml] [--http ADDR] [--name NAME] [--timeout SECONDS]
+//!           [--upstream-url URL | -- <server command> [args...]]
 //! ```
 //!
-//! The upstream servers are the command after `--`, and the file's
-//! `[[upstream]]` entries; with more than one, each server's tools are
-//! namespaced (`git__git_status`).
+//! The upstream servers are the command after `--` (or the server at
+//! `--upstream-url`), and the file's `[[upstream]]` entries; with more than
+//! one, each server's tools are namespaced (`git__git_status`).
 //!
 //! In Claude Code's `.mcp.json`:
 //!
@@ -17,6 +20,7 @@
 //!   "args": ["--config", "hooks.toml", "--", "uvx", "mcp-server-git"]}}}
 //! ```
 
+use std::net::{Ipv4Addr, SocketAddr};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -25,7 +29,7 @@ use hooks_mcp::{ClientApprovals, Gateway, Upstream};
 
 hooks_core::link!(hooks_std);
 
-const USAGE: &str = "usage: hooks-mcp [--config FILE] [--name NAME] [--timeout SECONDS] -- <server command> [args...]";
+const USAGE: &str = "usage: hooks-mcp [--config FILE] [--http ADDR] [--name NAME] [--timeout SECONDS] [--upstream-url URL | -- <server command> [args...]]";
 
 const HELP: &str = "\
 Serves MCP on stdin/stdout, in front of the MCP server the command starts
@@ -37,32 +41,48 @@ pass the post-tool-use hooks; tools/list is filtered by the tool filters.
 
 options:
   --config FILE       hooks and standard-hook tables (TOML, or a Claude Code settings.json)
-  --name NAME         the upstream's name, for logs and errors (default: the program's name)
+  --http ADDR         serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio,
+                      each MCP session a session of its own (ADDR: 127.0.0.1:8080, or a
+                      port alone for 127.0.0.1; port 0 picks a free one); the address is
+                      printed to stderr: `hooks-mcp: listening on http://127.0.0.1:8080/mcp`
+  --upstream-url URL  the upstream is the MCP server at URL (Streamable HTTP), instead of
+                      a command after `--`
+  --name NAME         the upstream's name, for logs and errors (default: the program's
+                      name, or the URL's host)
   --timeout SECONDS   how long a call may take upstream (default 60)
   -h, --help          print this help
 
-Logs go to stderr (HOOKS_MCP_LOG=debug for more); stdout carries only MCP.";
+Logs go to stderr (HOOKS_MCP_LOG=debug for more); stdout carries only MCP
+(nothing, with --http).";
 
 /// A parsed command line.
 struct Invocation {
     config: Option<String>,
+    /// Serve over Streamable HTTP on this address, rather than stdio.
+    http: Option<SocketAddr>,
     name: Option<String>,
     timeout: Duration,
     command: Vec<String>,
+    /// The upstream's Streamable HTTP endpoint, rather than a command.
+    url: Option<String>,
 }
 
 fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Invocation>, String> {
     let mut invocation = Invocation {
         config: None,
+        http: None,
         name: None,
         timeout: hooks_mcp::DEFAULT_CALL_TIMEOUT,
         command: Vec::new(),
+        url: None,
     };
     while let Some(arg) = args.next() {
         let mut value = |what: &str| args.next().ok_or_else(|| format!("`{arg}` needs {what}"));
         match arg.as_str() {
             "-h" | "--help" => return Ok(None),
             "--config" => invocation.config = Some(value("a file")?),
+            "--http" => invocation.http = Some(http_address(&value("an address")?)?),
+            "--upstream-url" => invocation.url = Some(value("a URL")?),
             "--name" => invocation.name = Some(value("a name")?),
             "--timeout" => {
                 let seconds = value("a number of seconds")?;
@@ -86,8 +106,14 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Invocation>, S
             }
         }
     }
-    if invocation.command.is_empty() && invocation.config.is_none() {
-        return Err("no upstream server: give its command after `--`, or `[[upstream]]` in a `--config` file".to_owned());
+    if !invocation.command.is_empty() && invocation.url.is_some() {
+        return Err(
+            "two upstream servers on the command line: give a command after `--` or `--upstream-url`, not both (more go in `[[upstream]]`)"
+                .to_owned(),
+        );
+    }
+    if invocation.command.is_empty() && invocation.url.is_none() && invocation.config.is_none() {
+        return Err("no upstream server: give its command after `--`, `--upstream-url`, or `[[upstream]]` in a `--config` file".to_owned());
     }
     Ok(Some(invocation))
 }
@@ -142,10 +168,21 @@ async fn run(invocation: Invocation) -> Result<(), String> {
                 .with_call_timeout(invocation.timeout),
         );
     }
+    if let Some(url) = &invocation.url {
+        let name = invocation.name.clone().unwrap_or_else(|| host_of(url));
+        upstreams.push(
+            Upstream::connect_http(name, url)
+                .await
+                .map_err(|error| error.to_string())?
+                .with_call_timeout(invocation.timeout),
+        );
+    }
     for declared in config.iter().flat_map(hooks_config::Config::upstreams) {
-        let upstream = Upstream::spawn(declared.name.clone(), &declared.command)
-            .await
-            .map_err(|error| format!("{}:{}: {error}", declared.file, declared.line))?;
+        let upstream = match &declared.url {
+            Some(url) => Upstream::connect_http(declared.name.clone(), url).await,
+            None => Upstream::spawn(declared.name.clone(), &declared.command).await,
+        }
+        .map_err(|error| format!("{}:{}: {error}", declared.file, declared.line))?;
         upstreams.push(upstream.with_call_timeout(declared.timeout));
     }
     if upstreams.is_empty() {
@@ -165,9 +202,45 @@ async fn run(invocation: Invocation) -> Result<(), String> {
         .build()
         .map_err(|error| error.to_string())?;
     let gateway = Gateway::new(hooks, upstreams)?.with_client_approvals(approvals);
-    hooks_mcp::serve_stdio(gateway)
+    let Some(address) = invocation.http else {
+        return hooks_mcp::serve_stdio(gateway)
+            .await
+            .map_err(|error| format!("the client connection failed: {error}"));
+    };
+    let server = hooks_mcp::HttpServer::bind(gateway, address)
         .await
-        .map_err(|error| format!("the client connection failed: {error}"))
+        .map_err(|error| format!("cannot listen on {address}: {error}"))?;
+    // One whole line, for whoever started the gateway on port 0 to read the port off.
+    eprintln!("hooks-mcp: listening on {}", server.url());
+    server
+        .serve()
+        .await
+        .map_err(|error| format!("the HTTP server failed: {error}"))
+}
+
+/// `--http 127.0.0.1:8080`, `--http [::1]:8080`, or `--http 8080` (on 127.0.0.1).
+fn http_address(text: &str) -> Result<SocketAddr, String> {
+    text.parse()
+        .or_else(|_| text.parse().map(|port| (Ipv4Addr::LOCALHOST, port).into()))
+        .map_err(|_| {
+            format!("`--http {text}`: expected an address and port (127.0.0.1:8080), or a port")
+        })
+}
+
+/// `http://user@mcp.example:8080/mcp` → `mcp.example`.
+fn host_of(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host_port = authority.rsplit('@').next().unwrap_or_default();
+    let host = match host_port.strip_prefix('[') {
+        Some(bracketed) => bracketed.split(']').next().unwrap_or_default(),
+        None => host_port.split(':').next().unwrap_or_default(),
+    };
+    if host.is_empty() {
+        url.to_owned()
+    } else {
+        host.to_owned()
+    }
 }
 
 /// `/usr/bin/mcp-server-git` → `mcp-server-git`.

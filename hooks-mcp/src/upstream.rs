@@ -1,12 +1,14 @@
-//! One upstream MCP server: a child process spoken to over stdio, as an MCP
-//! client, with the tools it offered when the gateway started.
+//! One upstream MCP server, spoken to as an MCP client — a child process
+//! over stdio, or a running server over Streamable HTTP — with the tools it
+//! offered when the gateway started.
 
 use std::fmt;
 use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
-use rmcp::service::RunningService;
-use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::service::{ClientInitializeError, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpError;
+use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::process::Command;
@@ -63,16 +65,49 @@ impl Upstream {
                 "`{program}` did not complete the MCP handshake: {error}"
             ))
         })?;
-        let tools = client
-            .list_all_tools()
-            .await
-            .map_err(|error| fail(format!("could not list its tools: {error}")))?;
-        Ok(Upstream {
-            name,
-            client,
-            tools,
-            timeout: DEFAULT_CALL_TIMEOUT,
-        })
+        Self::listing(name, client).await
+    }
+
+    /// Reaches the MCP server whose Streamable HTTP endpoint is `url`
+    /// (`http://127.0.0.1:8000/mcp`), and lists its tools. Should the server
+    /// forget the session (a restart), rmcp's client opens a new one.
+    pub async fn connect_http(name: impl Into<String>, url: &str) -> Result<Self, UpstreamError> {
+        let name = name.into();
+        let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
+        let client = match ().serve(transport).await {
+            Ok(client) => client,
+            Err(error) => {
+                // The transport's own error, not the layers of types wrapped around it.
+                let cause = match &error {
+                    ClientInitializeError::TransportError { error, .. } => root_cause(error),
+                    other => other.to_string(),
+                };
+                return Err(UpstreamError {
+                    upstream: name,
+                    message: format!("no MCP server answered at {url}: {cause}"),
+                });
+            }
+        };
+        Self::listing(name, client).await
+    }
+
+    /// The connected upstream, with the tools it offers.
+    async fn listing(
+        name: String,
+        client: RunningService<RoleClient, ()>,
+    ) -> Result<Self, UpstreamError> {
+        match client.list_all_tools().await {
+            Ok(tools) => Ok(Upstream {
+                name,
+                client,
+                tools,
+                timeout: DEFAULT_CALL_TIMEOUT,
+            }),
+            Err(error) => Err(UpstreamError {
+                upstream: name,
+                message: format!("could not list its tools: {error}"),
+            }),
+        }
     }
 
     /// Bounds each call upstream (default [`DEFAULT_CALL_TIMEOUT`]).
@@ -114,6 +149,23 @@ impl Upstream {
                 self.name,
                 self.timeout.as_secs()
             )),
+        }
+    }
+}
+
+/// The innermost error (`Connection refused`), which says what went wrong
+/// better than the layers wrapped around it.
+fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause = error;
+    loop {
+        // rmcp wraps the HTTP client's error without naming it as the source.
+        let next = match cause.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+            Some(StreamableHttpError::Client(client)) => Some(client as _),
+            _ => cause.source(),
+        };
+        match next {
+            Some(next) => cause = next,
+            None => return cause.to_string(),
         }
     }
 }

@@ -1,0 +1,78 @@
+"""A scripted MCP client over Streamable HTTP, on the official Python SDK.
+
+Usage: python http_drive.py SCRIPT.json
+
+The script names the server's endpoint (`url`), an optional client name, and
+`sessions`: a list of step lists, each run in an MCP session of its own, one
+after the other. A step is {"list_tools": true} or {"call": NAME, "arguments":
+{...}}. One JSON object, the transcript, is printed to stdout:
+{"sessions": [{"protocol_version", "server_info", "steps": [...]}, ...]};
+everything else goes to stderr.
+"""
+
+import json
+import sys
+
+import anyio
+import mcp.types as types
+from mcp import ClientSession, MCPError
+from mcp.client.streamable_http import streamable_http_client
+
+# Bounds a single request, so a server that never answers fails the run with a
+# traceback instead of hanging until the caller's own timeout kills it silently.
+REQUEST_TIMEOUT_SECONDS = 30.0
+
+
+def dump(model):
+    return model.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+async def run_step(session, step):
+    try:
+        if step.get("list_tools"):
+            listed = await session.list_tools()
+            return {"tools": [tool.name for tool in listed.tools]}
+        if "call" in step:
+            result = await session.call_tool(step["call"], step.get("arguments", {}))
+            return {
+                "is_error": bool(result.is_error),
+                "content": [dump(block) for block in result.content],
+            }
+    except MCPError as error:
+        return {"protocol_error": error.message, "code": error.code}
+    raise ValueError(f"unknown step {step!r}: expected {{\"list_tools\": true}} or {{\"call\": ...}}")
+
+
+async def run_session(url, client_info, steps):
+    async with streamable_http_client(url) as (read, write):
+        async with ClientSession(
+            read,
+            write,
+            read_timeout_seconds=REQUEST_TIMEOUT_SECONDS,
+            client_info=client_info,
+        ) as session:
+            initialized = await session.initialize()
+            return {
+                "protocol_version": initialized.protocol_version,
+                "server_info": dump(initialized.server_info),
+                "steps": [await run_step(session, step) for step in steps],
+            }
+
+
+async def run(script):
+    client_info = types.Implementation(name=script.get("client_name", "hooks-mcp-http-drive"), version="0.0.0")
+    return {"sessions": [await run_session(script["url"], client_info, steps) for steps in script["sessions"]]}
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: http_drive.py SCRIPT.json")
+    with open(sys.argv[1], encoding="utf-8") as file:
+        script = json.load(file)
+    transcript = anyio.run(run, script)
+    json.dump(transcript, sys.stdout)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
