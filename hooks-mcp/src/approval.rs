@@ -22,6 +22,10 @@ impl Peers {
         self.lock().insert(session.to_owned(), peer);
     }
 
+    pub(crate) fn remove(&self, session: &str) {
+        self.lock().remove(session);
+    }
+
     fn get(&self, session: &str) -> Option<Peer<RoleServer>> {
         self.lock().get(session).cloned()
     }
@@ -45,6 +49,12 @@ impl ClientApprovals {
     /// No client known yet.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// How many client connections are registered to be asked: one per open
+    /// session, forgotten when its connection ends.
+    pub fn connected(&self) -> usize {
+        self.0.lock().len()
     }
 
     /// Makes the builder's approver ask through the client, falling back to

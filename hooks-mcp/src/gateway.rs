@@ -71,7 +71,24 @@ pub struct Gateway {
     approvals: Option<ClientApprovals>,
     /// This connection's session, made on its first request (when the
     /// client's name is known).
-    session: Arc<OnceLock<Session>>,
+    session: Arc<Connection>,
+}
+
+/// One client connection: its session, made on its first request, and
+/// where its client was registered for approvals (unregistered on drop, so
+/// an HTTP server's sessions do not pile up).
+#[derive(Default)]
+struct Connection {
+    session: OnceLock<Session>,
+    registered: OnceLock<ClientApprovals>,
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if let (Some(session), Some(approvals)) = (self.session.get(), self.registered.get()) {
+            approvals.0.remove(session.id());
+        }
+    }
 }
 
 struct Shared {
@@ -141,7 +158,7 @@ impl Gateway {
                 handles,
             }),
             approvals: None,
-            session: Arc::new(OnceLock::new()),
+            session: Arc::default(),
         })
     }
 
@@ -159,7 +176,7 @@ impl Gateway {
         Gateway {
             shared: Arc::clone(&self.shared),
             approvals: self.approvals.clone(),
-            session: Arc::new(OnceLock::new()),
+            session: Arc::default(),
         }
     }
 
@@ -171,7 +188,7 @@ impl Gateway {
     /// This connection's session: one per MCP connection, its agent the
     /// client's name (as it said in the handshake).
     fn session(&self, context: &RequestContext<RoleServer>) -> &Session {
-        self.session.get_or_init(|| {
+        self.session.session.get_or_init(|| {
             let client = context
                 .peer
                 .peer_info()
@@ -186,6 +203,8 @@ impl Gateway {
             let session = Session::new(id).with_agent(client);
             if let Some(approvals) = &self.approvals {
                 approvals.0.insert(session.id(), context.peer.clone());
+                // Forgotten when the connection's last handle drops.
+                let _ = self.session.registered.set(approvals.clone());
             }
             session
         })
@@ -231,6 +250,7 @@ impl Gateway {
         {
             session = session.with_metadata(NOT_OFFERED, true);
         }
+        let session_id = self.session(context).id();
         let args = Value::Object(request.arguments.unwrap_or_default());
         let pre =
             PreToolUse::new(&session, name.to_owned(), args).with_call_id(context.id.to_string());
@@ -238,6 +258,8 @@ impl Gateway {
         let run = self.shared.handles[name]
             .run_call(pre, async |args: &Value| {
                 let args = result::arguments(args).map_err(hooks_core::ToolError::new)?;
+                // What the upstream asks during the call goes to this client.
+                let _calling = upstream.calling(session_id, context.peer.clone());
                 match upstream.call(&route.upstream_tool, args).await {
                     Ok(answer) if answer.is_error == Some(true) => {
                         Err(result::to_tool_error(&answer))

@@ -46,6 +46,7 @@
 //! ```
 
 mod approval;
+mod forward;
 mod gateway;
 mod http;
 mod result;

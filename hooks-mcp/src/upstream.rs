@@ -3,6 +3,7 @@
 //! offered when the gateway started.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
@@ -10,6 +11,8 @@ use rmcp::service::{ClientInitializeError, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
+
+use crate::forward::{Entered, Forwarder, InFlight};
 use serde_json::{Map, Value};
 use tokio::process::Command;
 
@@ -20,7 +23,10 @@ pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 /// A connected upstream server.
 pub struct Upstream {
     name: String,
-    client: RunningService<RoleClient, ()>,
+    client: RunningService<RoleClient, Forwarder>,
+    /// The client sessions with a call in flight here: the upstream's own
+    /// requests (elicitation, sampling) go to them.
+    in_flight: Arc<InFlight>,
     tools: Vec<Tool>,
     timeout: Duration,
 }
@@ -60,12 +66,16 @@ impl Upstream {
             cmd.args(args);
         }))
         .map_err(|error| fail(format!("cannot start `{program}`: {error}")))?;
-        let client = ().serve(transport).await.map_err(|error| {
-            fail(format!(
-                "`{program}` did not complete the MCP handshake: {error}"
-            ))
-        })?;
-        Self::listing(name, client).await
+        let in_flight = Arc::new(InFlight::default());
+        let client = Forwarder(Arc::clone(&in_flight))
+            .serve(transport)
+            .await
+            .map_err(|error| {
+                fail(format!(
+                    "`{program}` did not complete the MCP handshake: {error}"
+                ))
+            })?;
+        Self::listing(name, client, in_flight).await
     }
 
     /// Reaches the MCP server whose Streamable HTTP endpoint is `url`
@@ -74,7 +84,8 @@ impl Upstream {
     pub async fn connect_http(name: impl Into<String>, url: &str) -> Result<Self, UpstreamError> {
         let name = name.into();
         let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
-        let client = match ().serve(transport).await {
+        let in_flight = Arc::new(InFlight::default());
+        let client = match Forwarder(Arc::clone(&in_flight)).serve(transport).await {
             Ok(client) => client,
             Err(error) => {
                 // The transport's own error, not the layers of types wrapped around it.
@@ -88,18 +99,20 @@ impl Upstream {
                 });
             }
         };
-        Self::listing(name, client).await
+        Self::listing(name, client, in_flight).await
     }
 
     /// The connected upstream, with the tools it offers.
     async fn listing(
         name: String,
-        client: RunningService<RoleClient, ()>,
+        client: RunningService<RoleClient, Forwarder>,
+        in_flight: Arc<InFlight>,
     ) -> Result<Self, UpstreamError> {
         match client.list_all_tools().await {
             Ok(tools) => Ok(Upstream {
                 name,
                 client,
+                in_flight,
                 tools,
                 timeout: DEFAULT_CALL_TIMEOUT,
             }),
@@ -108,6 +121,16 @@ impl Upstream {
                 message: format!("could not list its tools: {error}"),
             }),
         }
+    }
+
+    /// Notes that `session`'s client has a call in flight here, until the
+    /// guard drops: what the upstream asks meanwhile goes to that client.
+    pub(crate) fn calling(
+        &self,
+        session: &str,
+        peer: rmcp::service::Peer<rmcp::RoleServer>,
+    ) -> Entered {
+        self.in_flight.enter(session, peer)
     }
 
     /// Bounds each call upstream (default [`DEFAULT_CALL_TIMEOUT`]).

@@ -314,3 +314,39 @@ fn a_client_that_cannot_be_asked_falls_back_to_the_approval_store() {
     assert!(transcript["elicitations"].as_array().unwrap().is_empty());
     assert_eq!(repo.git(&["log", "--format=%s"]), "first\n");
 }
+
+/// An upstream's own question for the user (elicitation during a call)
+/// reaches the client through the gateway, rather than the gateway
+/// declining it on the user's behalf.
+#[test]
+fn an_upstream_question_for_the_user_is_passed_to_the_client() {
+    let server = vec![
+        support::python().display().to_string(),
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/servers/asking_server.py")
+            .display()
+            .to_string(),
+    ];
+    let transcript = drive(&json!({
+        "server": gateway("", &server),
+        "elicitation": { "action": "accept", "content": { "sure": true } },
+        "steps": [{ "call": "drop_cache", "arguments": { "name": "sessions" } }],
+    }));
+    let (failed, text) = answer(&transcript["steps"][0]);
+    assert!(!failed, "{text}");
+    assert_eq!(
+        text, "dropped sessions",
+        "the user's answer reached the server"
+    );
+    let asked = transcript["elicitations"].as_array().unwrap();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked[0]["message"], "Really drop the cache sessions?");
+
+    // A client that cannot be asked gets the server's own handling of the refusal.
+    let transcript = drive(&json!({
+        "server": gateway("", &server),
+        "steps": [{ "call": "drop_cache", "arguments": { "name": "sessions" } }],
+    }));
+    let (_, text) = answer(&transcript["steps"][0]);
+    assert_ne!(text, "dropped sessions", "{text}");
+}

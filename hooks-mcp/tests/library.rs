@@ -214,3 +214,40 @@ async fn an_upstream_killed_mid_session_gives_tool_errors_and_the_others_keep_se
     );
     client.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_closed_connection_is_forgotten_by_the_approvals() {
+    let upstreams = vec![
+        Upstream::spawn("time", &server_command("mcp-server-time"))
+            .await
+            .unwrap(),
+    ];
+    let approvals = hooks_mcp::ClientApprovals::new();
+    let hooks = approvals
+        .install(hooks_mcp::prepare(Hooks::builder().without_linked(), &upstreams).unwrap())
+        .build()
+        .unwrap();
+    let gateway = Gateway::new(hooks, upstreams)
+        .unwrap()
+        .with_client_approvals(approvals.clone());
+    for round in 1..=3 {
+        let client = connect(gateway.connection()).await;
+        let _ = call(&client, "get_current_time", json!({"timezone": "UTC"})).await;
+        assert_eq!(
+            approvals.connected(),
+            1,
+            "round {round}: this connection is known"
+        );
+        client.cancel().await.unwrap();
+        // The server side winds down on its own task: wait for it, bounded.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while approvals.connected() != 0 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "round {round}: never forgotten"
+            );
+            tokio::task::yield_now().await;
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+}
