@@ -310,13 +310,19 @@ fn routes(upstreams: &[Upstream]) -> Result<(HashMap<String, Route>, Vec<String>
 }
 
 impl ServerHandler for Gateway {
+    #[allow(deprecated)] // logging: deprecated by SEP-2577, still what 2025-11-25 clients speak
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("hooks-mcp", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "A policy gateway: every tool call runs through the hooks configured for it. \
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_logging()
+                .build(),
+        )
+        .with_server_info(Implementation::new("hooks-mcp", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "A policy gateway: every tool call runs through the hooks configured for it. \
                  A refused call comes back as a tool error with the reason.",
-            )
+        )
     }
 
     async fn list_tools(
@@ -333,6 +339,21 @@ impl ServerHandler for Gateway {
             .map(|route| route.tool.clone())
             .collect();
         Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    /// The client's log level, passed to every upstream (their log
+    /// messages are forwarded to the calling client); an upstream that does
+    /// not log is no error.
+    #[allow(deprecated)] // logging: deprecated by SEP-2577, still what 2025-11-25 clients speak
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        for upstream in &self.shared.upstreams {
+            upstream.set_level(request.clone()).await;
+        }
+        Ok(())
     }
 
     async fn call_tool(

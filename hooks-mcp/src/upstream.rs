@@ -133,6 +133,18 @@ impl Upstream {
         self.in_flight.enter(session, peer)
     }
 
+    /// Passes the client's log level on; an upstream that does not log is no error.
+    #[allow(deprecated)] // logging: deprecated by SEP-2577, still what 2025-11-25 clients speak
+    pub(crate) async fn set_level(&self, params: rmcp::model::SetLevelRequestParams) {
+        let logs = self
+            .client
+            .peer_info()
+            .is_some_and(|info| info.capabilities.logging.is_some());
+        if logs && let Err(error) = self.client.set_level(params).await {
+            tracing::warn!(upstream = %self.name, %error, "could not set the upstream's log level");
+        }
+    }
+
     /// Bounds each call upstream (default [`DEFAULT_CALL_TIMEOUT`]).
     #[must_use]
     pub fn with_call_timeout(mut self, timeout: Duration) -> Self {
