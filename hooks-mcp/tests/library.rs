@@ -251,3 +251,39 @@ async fn a_closed_connection_is_forgotten_by_the_approvals() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_upstream_that_hangs_past_the_timeout_gives_a_tool_error_and_stays_usable() {
+    let server = vec![
+        support::python().display().to_string(),
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/servers/asking_server.py")
+            .display()
+            .to_string(),
+    ];
+    let upstreams = vec![
+        Upstream::spawn("slow", &server)
+            .await
+            .unwrap()
+            .with_call_timeout(Duration::from_secs(1)),
+    ];
+    let hooks = hooks_mcp::prepare(Hooks::builder().without_linked(), &upstreams)
+        .unwrap()
+        .build()
+        .unwrap();
+    let client = connect(Gateway::new(hooks, upstreams).unwrap()).await;
+    let started = std::time::Instant::now();
+    let hung = call(&client, "nap", json!({"seconds": 30})).await;
+    assert_eq!(hung.is_error, Some(true));
+    assert_eq!(
+        text(&hung),
+        "the upstream MCP server `slow` did not answer within 1 s"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the client was not kept waiting"
+    );
+    let quick = call(&client, "nap", json!({"seconds": 0})).await;
+    assert_eq!(text(&quick), "slept 0.0s", "the upstream still serves");
+    client.cancel().await.unwrap();
+}
