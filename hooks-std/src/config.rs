@@ -43,12 +43,7 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 /// Compiles tool patterns, naming the setting and the pattern on error.
-#[cfg(any(
-    feature = "read-only",
-    feature = "truncate",
-    feature = "rate-limit",
-    feature = "approval"
-))]
+#[cfg(any(feature = "read-only", feature = "truncate", feature = "approval"))]
 pub(crate) fn matchers(
     hook: &'static str,
     setting: &str,
@@ -67,8 +62,9 @@ pub(crate) fn matchers(
         .collect()
 }
 
-/// Durations written as `"30s"`, `"1m"`, `"1h 30m"`.
-#[cfg(any(feature = "rate-limit", feature = "audit-log", feature = "approval"))]
+/// Durations written as `"30s"`, `"1m"`, `"1h 30m"` (the rate limit's and
+/// the approval gate's settings).
+#[cfg(any(feature = "rate-limit", feature = "approval"))]
 pub(crate) mod duration {
     use std::time::Duration;
 
