@@ -222,7 +222,7 @@ where
     };
     match inner.call(call).await {
         Ok(value) => {
-            let mut post = PostToolUse::after(&pre, Ok(value));
+            let mut post = PostToolUse::from_pre(pre, Ok(value));
             let _ = hooks.dispatch(&mut post).await;
             post.into_result().map_err(|message| HookedError::Failed {
                 error: ToolError::new(message),
@@ -230,7 +230,7 @@ where
             })
         }
         Err(source) => {
-            let mut failure = PostToolUseFailure::after(&pre, ToolError::new(source.to_string()));
+            let mut failure = PostToolUseFailure::from_pre(pre, ToolError::new(source.to_string()));
             let _ = hooks.dispatch(&mut failure).await;
             Err(HookedError::Failed {
                 error: failure.into_error(),

@@ -146,6 +146,17 @@ impl PostToolUseFailure {
         }
     }
 
+    /// [`after`](Self::after), taking the pre-tool-use context apart
+    /// instead of copying its arguments.
+    pub fn from_pre(pre: super::PreToolUse, error: ToolError) -> Self {
+        PostToolUseFailure {
+            session: pre.session().clone(),
+            ran: Ran::from(pre),
+            error,
+            trail: Trail::default(),
+        }
+    }
+
     /// The error, as rewritten by earlier hooks.
     pub fn error(&self) -> &ToolError {
         &self.error

@@ -49,6 +49,17 @@ impl Ran {
             ..Ran::new(pre.tool_name(), pre.args().clone())
         }
     }
+
+    /// The same, taking `pre` apart rather than copying its arguments.
+    pub(crate) fn from(pre: PreToolUse) -> Self {
+        let before = pre.before();
+        let (tool, call_id) = (pre.tool_name(), pre.call_id_arc());
+        Ran {
+            call_id,
+            before,
+            ..Ran::new(tool, pre.into_args())
+        }
+    }
 }
 
 /// What pre-tool-use hooks did to a call, carried into the context after

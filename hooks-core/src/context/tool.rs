@@ -163,6 +163,18 @@ impl PostToolUse {
         }
     }
 
+    /// [`after`](Self::after), taking the pre-tool-use context apart
+    /// instead of copying its arguments: for an integration that has no
+    /// more use for it.
+    pub fn from_pre(pre: PreToolUse, result: Result<Value, String>) -> Self {
+        PostToolUse {
+            session: pre.session().clone(),
+            ran: Ran::from(pre),
+            result,
+            trail: Trail::default(),
+        }
+    }
+
     /// The result (or an error), as rewritten by earlier hooks.
     pub fn result(&self) -> Result<&Value, &str> {
         self.result.as_ref().map_err(String::as_str)
