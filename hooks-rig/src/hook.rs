@@ -1,0 +1,182 @@
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::Instant;
+
+use hooks_core::{Denial, Hooks, PreToolUse, Session, SessionEnd, SubagentStart, ToolHandle};
+use rig_agent::agent::{
+    AgentHook, DispatchAction, DispatchEvent, HookContext, OutcomeAction, OutcomeEvent, RunSettled,
+    RunStart, RunStartAction,
+};
+use rig_core::effect::{EffectId, EffectKind};
+
+/// A rig [`AgentHook`] that runs a [`Hooks`] dispatcher for one [`Session`].
+///
+/// Cloning it is cheap and shares everything, so one value can serve several
+/// agents of the same session.
+#[derive(Clone)]
+pub struct HooksHook {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) hooks: Hooks,
+    pub(crate) session: Session,
+    started: AtomicBool,
+    /// One handle per tool name, found on the tool's first call.
+    handles: RwLock<HashMap<Box<str>, Arc<ToolHandle>>>,
+    /// Calls the pre-hooks allowed, waiting for their outcome: the post-hooks
+    /// see the pre-hooks' rewrites and approvals, as `ToolHandle::run` does.
+    pending: Mutex<HashMap<EffectId, Pending>>,
+    /// How many calls are parked: an outcome skips the lock when none is.
+    parked: AtomicUsize,
+}
+
+pub(crate) struct Pending {
+    pub(crate) pre: PreToolUse,
+    pub(crate) handle: Arc<ToolHandle>,
+    pub(crate) started: Instant,
+}
+
+impl HooksHook {
+    /// A hook running `hooks` for `session`.
+    pub fn new(hooks: Hooks, session: Session) -> Self {
+        HooksHook {
+            inner: Arc::new(Inner {
+                hooks,
+                session,
+                started: AtomicBool::new(false),
+                handles: RwLock::new(HashMap::new()),
+                pending: Mutex::new(HashMap::new()),
+                parked: AtomicUsize::new(0),
+            }),
+        }
+    }
+
+    /// The dispatcher.
+    pub fn hooks(&self) -> &Hooks {
+        &self.inner.hooks
+    }
+
+    /// The session the hooks see.
+    pub fn session(&self) -> &Session {
+        &self.inner.session
+    }
+
+    /// Asks the `SubagentStart` hooks whether `subagent_id` may start on
+    /// `prompt`; if so, the hook to add to the sub-agent: the same dispatcher,
+    /// with a session whose parent is this one's agent.
+    pub async fn sub_agent(
+        &self,
+        subagent_id: impl Into<String>,
+        prompt: impl Into<String>,
+    ) -> Result<HooksHook, Denial> {
+        let mut ctx = SubagentStart::new(&self.inner.session, subagent_id, prompt);
+        let outcome = self.inner.hooks.dispatch(&mut ctx).await;
+        match outcome.into_denial() {
+            Some(denial) => Err(denial),
+            None => Ok(HooksHook::new(
+                self.inner.hooks.clone(),
+                ctx.subagent_session(),
+            )),
+        }
+    }
+
+    /// Runs the `SessionEnd` hooks: rig has no end of a session, only of a run.
+    pub async fn end_session(&self, reason: impl Into<std::borrow::Cow<'static, str>>) {
+        let mut ctx = SessionEnd::new(&self.inner.session, reason);
+        let _ = self.inner.hooks.dispatch(&mut ctx).await;
+    }
+
+    pub(crate) fn handle(&self, tool: &str) -> Arc<ToolHandle> {
+        let handles = &self.inner.handles;
+        if let Some(handle) = handles
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(tool)
+        {
+            return Arc::clone(handle);
+        }
+        let mut handles = handles.write().unwrap_or_else(PoisonError::into_inner);
+        let handle = handles
+            .entry(tool.into())
+            .or_insert_with(|| Arc::new(self.inner.hooks.tool(tool.to_owned())));
+        Arc::clone(handle)
+    }
+
+    pub(crate) fn park(&self, id: EffectId, pending: Pending) {
+        self.inner.parked.fetch_add(1, Ordering::AcqRel);
+        self.inner
+            .pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id, pending);
+    }
+
+    pub(crate) fn unpark(&self, id: EffectId) -> Option<Pending> {
+        if self.inner.parked.load(Ordering::Acquire) == 0 {
+            return None;
+        }
+        let pending = self
+            .inner
+            .pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&id);
+        if pending.is_some() {
+            self.inner.parked.fetch_sub(1, Ordering::AcqRel);
+        }
+        pending
+    }
+
+    /// Whether this is the value's first run: the session starts there.
+    pub(crate) fn first_run(&self) -> bool {
+        !self.inner.started.swap(true, Ordering::AcqRel)
+    }
+}
+
+impl std::fmt::Debug for HooksHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HooksHook")
+            .field("session", &self.inner.session.id())
+            .finish_non_exhaustive()
+    }
+}
+
+impl AgentHook for HooksHook {
+    fn name(&self) -> Option<String> {
+        Some("hooks_rig::HooksHook".to_owned())
+    }
+
+    async fn on_run_start(&self, _ctx: &HookContext, event: RunStart<'_>) -> RunStartAction {
+        self.run_start(event).await
+    }
+
+    async fn on_run_settled(&self, _ctx: &HookContext, event: RunSettled<'_>) {
+        self.run_settled(event).await;
+    }
+
+    async fn on_dispatch(&self, _ctx: &HookContext, event: DispatchEvent<'_>) -> DispatchAction {
+        match event.kind {
+            EffectKind::ToolCall { name, args } => {
+                self.pre_tool(event.id, name, args, event.call_id, event.kind)
+                    .await
+            }
+            EffectKind::Completion { request, stream } => self.pre_model(request, *stream).await,
+            _ => DispatchAction::Proceed,
+        }
+    }
+
+    async fn on_outcome(&self, _ctx: &HookContext, event: OutcomeEvent<'_>) -> OutcomeAction {
+        match event.kind {
+            EffectKind::ToolCall { .. } => match self.unpark(event.id) {
+                Some(pending) => self.post_tool(pending, &event).await,
+                // Denied by our pre-hooks (the denial was recorded then), or
+                // dispatched before this hook was added.
+                None => OutcomeAction::Proceed,
+            },
+            EffectKind::Completion { .. } => self.post_model(&event).await,
+            _ => OutcomeAction::Proceed,
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! Tool calls: `PreToolUse` at rig's dispatch, `PostToolUse` or
+//! `PostToolUseFailure` at its outcome.
+
+use std::time::Instant;
+
+use hooks_core::{PostToolUse, PostToolUseFailure, PreToolUse, ToolError};
+use rig_agent::agent::{DispatchAction, OutcomeAction, OutcomeEvent};
+use rig_agent::tool::{ToolExecutionError, ToolResult};
+use rig_core::effect::{EffectId, EffectKind, Outcome};
+use rig_core::error::ErrorReport;
+use rig_core::message::CallId;
+use rig_core::tool::ToolErrorKind;
+
+use crate::convert::{args_value, output_value, value_output};
+use crate::hook::{HooksHook, Pending};
+
+impl HooksHook {
+    pub(crate) async fn pre_tool(
+        &self,
+        id: EffectId,
+        name: &str,
+        args: &str,
+        call_id: Option<&CallId>,
+        kind: &EffectKind,
+    ) -> DispatchAction {
+        let handle = self.handle(name);
+        let mut pre = PreToolUse::new(&self.inner.session, name.to_owned(), args_value(args));
+        if let Some(call_id) = call_id {
+            pre = pre.with_call_id(call_id.wire());
+        }
+        let outcome = handle.dispatch(&mut pre).await;
+        if let Some(denial) = outcome.denial() {
+            return DispatchAction::skip(denial.reason());
+        }
+        let action = if pre.rewrites().is_empty() {
+            DispatchAction::Proceed
+        } else {
+            DispatchAction::rewrite_tool_args(kind, pre.args().clone())
+        };
+        // Nothing to hand the result to: no need to keep the call.
+        if handle.count::<PostToolUse>() + handle.count::<PostToolUseFailure>() == 0 {
+            return action;
+        }
+        self.park(
+            id,
+            Pending {
+                pre,
+                handle,
+                started: Instant::now(),
+            },
+        );
+        action
+    }
+
+    pub(crate) async fn post_tool(
+        &self,
+        pending: Pending,
+        event: &OutcomeEvent<'_>,
+    ) -> OutcomeAction {
+        let Pending {
+            pre,
+            handle,
+            started,
+        } = pending;
+        let elapsed = started.elapsed();
+        match event.outcome {
+            Ok(Outcome::ToolResult { result }) if result.is_success() => {
+                let mut post = PostToolUse::after(&pre, Ok(output_value(result.output())))
+                    .with_duration(elapsed);
+                let _ = handle.dispatch(&mut post).await;
+                if post.rewrites().is_empty() {
+                    return OutcomeAction::Proceed;
+                }
+                match post.into_result() {
+                    Ok(value) => OutcomeAction::rewrite_tool_output(event, value_output(value)),
+                    // A post-hook withheld the result (`on_error = "deny"`).
+                    Err(message) => failed(ToolErrorKind::PermissionDenied, message),
+                }
+            }
+            Ok(Outcome::ToolResult { result }) => {
+                let Some(error) = result.error().or_else(|| result.refusal()) else {
+                    // Skipped by the tool runtime itself: nothing ran.
+                    return OutcomeAction::Proceed;
+                };
+                let message = error.model_feedback().unwrap_or(error.message());
+                let mut failure =
+                    PostToolUseFailure::after(&pre, ToolError::new(message)).with_duration(elapsed);
+                let _ = handle.dispatch(&mut failure).await;
+                if failure.rewrites().is_empty() {
+                    return OutcomeAction::Proceed;
+                }
+                failed(error.kind(), failure.into_error().message().to_owned())
+            }
+            Ok(_) => OutcomeAction::Proceed,
+            Err(report) => {
+                let mut failure = PostToolUseFailure::after(&pre, ToolError::new(&*report.message))
+                    .with_duration(elapsed);
+                let _ = handle.dispatch(&mut failure).await;
+                if failure.rewrites().is_empty() {
+                    return OutcomeAction::Proceed;
+                }
+                OutcomeAction::Replace(Err(ErrorReport::new(
+                    report.kind,
+                    failure.into_error().message().to_owned(),
+                )))
+            }
+        }
+    }
+}
+
+/// A failed tool result whose model-visible text is `message`.
+fn failed(kind: ToolErrorKind, message: String) -> OutcomeAction {
+    let error = ToolExecutionError::new(kind, message.clone()).with_model_feedback(message);
+    OutcomeAction::Replace(Ok(Outcome::ToolResult {
+        result: ToolResult::failed(error),
+    }))
+}
