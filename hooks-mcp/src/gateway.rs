@@ -11,8 +11,8 @@ use hooks_core::{
     ToolHandle, json,
 };
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -269,12 +269,29 @@ impl Gateway {
                 }
             })
             .await;
-        Ok(match run.into_result() {
+        // Context the hooks injected for the model, before and after the
+        // call: MCP has no channel for it but the result, so it goes there,
+        // as a text block after the tool's own content.
+        let injected = [
+            Some(run.pre().injected().text()),
+            run.post().map(|post| post.injected().text()),
+            run.failure().map(|failure| failure.injected().text()),
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|text| !text.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n");
+        let mut answer = match run.into_result() {
             Ok(value) => result::from_value(value),
             Err(RunError::Denied(denial)) => result::error_result(denial.reason(), None),
             Err(RunError::Failed(error)) => result::error_result(error.message(), error.data()),
             Err(other) => result::error_result(other.message(), None),
-        })
+        };
+        if !injected.is_empty() {
+            answer.content.push(ContentBlock::text(injected));
+        }
+        Ok(answer)
     }
 }
 

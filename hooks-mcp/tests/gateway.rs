@@ -350,3 +350,31 @@ fn an_upstream_question_for_the_user_is_passed_to_the_client() {
     let (_, text) = answer(&transcript["steps"][0]);
     assert_ne!(text, "dropped sessions", "{text}");
 }
+
+/// Context a hook adds for the model reaches it: MCP has no other channel
+/// than the result, so it comes as a text block after the tool's content.
+#[test]
+fn context_a_hook_injects_reaches_the_client_with_the_result() {
+    let config = r#"
+[[hooks]]
+event = "pre_tool_use"
+name = "time_policy"
+matches = "get_current_time"
+command = ["sh", "-c", "cat > /dev/null; echo 'Quote times to the minute.'"]
+"#;
+    let transcript = drive(&json!({
+        "server": gateway(config, &server_command("mcp-server-time")),
+        "steps": [{ "call": "get_current_time", "arguments": { "timezone": "UTC" } }],
+    }));
+    let step = &transcript["steps"][0];
+    assert_eq!(step["is_error"], false, "{step}");
+    let content = step["content"].as_array().unwrap();
+    assert_eq!(content.len(), 2, "{step}");
+    assert!(
+        content[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("\"timezone\": \"UTC\"")
+    );
+    assert_eq!(content[1]["text"], "Quote times to the minute.");
+}

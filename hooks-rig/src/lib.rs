@@ -11,7 +11,7 @@
 //! | `on_dispatch`, completion | `PreModelRequest`: tool filters and parameter patches become a patched request |
 //! | `on_outcome`, completion | `PostModelResponse`: text and tool-call rewrites replace the reply, a denial stops the run |
 //! | `on_dispatch`, tool call | `PreToolUse` with rig's call id: a denial is rig's skip (the model reads the reason), a rewrite patches the arguments |
-//! | `on_outcome`, tool call | `PostToolUse` / `PostToolUseFailure` (carrying the pre-hooks' rewrites and approvals): a rewrite replaces what the model reads |
+//! | `on_outcome`, tool call | `PostToolUse` / `PostToolUseFailure` (carrying the pre-hooks' rewrites and approvals): a rewrite replaces what the model reads; context the tool hooks inject follows the result |
 //! | `on_run_settled` | `Stop` (observed: rig cannot keep a settled run going) |
 //! | [`HooksHook::end_session`] | `SessionEnd` |
 //! | [`HooksHook::sub_agent`] | `SubagentStart`, and a hook for the sub-agent on the parent's dispatcher |

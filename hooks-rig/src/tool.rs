@@ -37,8 +37,11 @@ impl HooksHook {
         } else {
             DispatchAction::rewrite_tool_args(kind, pre.args().clone())
         };
-        // Nothing to hand the result to: no need to keep the call.
-        if handle.count::<PostToolUse>() + handle.count::<PostToolUseFailure>() == 0 {
+        // Nothing to hand the result to, and no context to add to it: no
+        // need to keep the call.
+        if handle.count::<PostToolUse>() + handle.count::<PostToolUseFailure>() == 0
+            && pre.injected().is_empty()
+        {
             return action;
         }
         self.park(
@@ -68,11 +71,15 @@ impl HooksHook {
                 let mut post = PostToolUse::after(&pre, Ok(output_value(result.output())))
                     .with_duration(elapsed);
                 let _ = handle.dispatch(&mut post).await;
-                if post.rewrites().is_empty() {
+                let context = injected(&[pre.injected(), post.injected()]);
+                if post.rewrites().is_empty() && context.is_empty() {
                     return OutcomeAction::Proceed;
                 }
                 match post.into_result() {
-                    Ok(value) => OutcomeAction::rewrite_tool_output(event, value_output(value)),
+                    Ok(value) => OutcomeAction::rewrite_tool_output(
+                        event,
+                        value_output(with_context(value, &context)),
+                    ),
                     // A post-hook withheld the result (`on_error = "deny"`).
                     Err(message) => failed(ToolErrorKind::PermissionDenied, message),
                 }
@@ -106,6 +113,29 @@ impl HooksHook {
             }
         }
     }
+}
+
+/// What hooks injected before and after the call, joined.
+fn injected(pieces: &[&hooks_core::context::Injected]) -> String {
+    pieces
+        .iter()
+        .map(|injected| injected.text())
+        .filter(|text| !text.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The result with the hooks' context after it: rig hands the model the
+/// tool's output and nothing else, so that is where context can go.
+fn with_context(value: hooks_core::Value, context: &str) -> hooks_core::Value {
+    if context.is_empty() {
+        return value;
+    }
+    let text = match value {
+        hooks_core::Value::String(text) => text,
+        other => other.to_string(),
+    };
+    hooks_core::Value::String(format!("{text}\n\n{context}"))
 }
 
 /// A failed tool result whose model-visible text is `message`.

@@ -105,6 +105,30 @@ async fn a_post_tool_rewrite_reaches_the_model() {
 }
 
 #[tokio::test]
+async fn context_a_hook_injects_reaches_the_model_with_the_result() {
+    let hooks = Hooks::builder()
+        .without_linked()
+        .hook(Hook::new("house_rules", |ctx: &mut PreToolUse| {
+            ctx.inject("Files under secrets/ are off limits.");
+        }))
+        .build()
+        .unwrap();
+    let call = tool_calls(&[("call_c1", "read_file", json!({"path": "a.txt"}))]);
+    let (model, read, _, _) = run(hooks, call).await;
+
+    assert_eq!(read.0.calls().len(), 1);
+    let results = tool_results(&model.requests()[1]);
+    assert_eq!(results[0].0, "call_c1");
+    assert!(
+        results[0]
+            .1
+            .ends_with("Files under secrets/ are off limits."),
+        "{:?}",
+        results[0].1
+    );
+}
+
+#[tokio::test]
 async fn the_audit_log_has_one_record_per_call_with_rigs_call_ids() {
     let dir = std::env::temp_dir().join(format!("hooks-rig-audit-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
