@@ -40,10 +40,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }))
         .build()?;
 
+    let mut scripted_model = None;
     let (config, model) = if std::env::var_os("OPENAI_API_KEY").is_some() {
         (OpenAIConfig::from_env()?, "gpt-4o-mini".to_owned())
     } else {
-        let (_scripted, base_url) = ScriptedModel::start([
+        let (scripted, base_url) = ScriptedModel::start([
             tool_calls(&[
                 ("call_1", "read_file", json!({"path": "notes.txt"})),
                 ("call_2", "delete_file", json!({"path": "notes.txt"})),
@@ -51,6 +52,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             text("I read the notes; deleting them was refused."),
         ])
         .await;
+        scripted_model = Some(scripted);
         (
             OpenAIConfig::new("offline").with_base_url(base_url),
             "scripted".to_owned(),
@@ -64,6 +66,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .add_hook(HooksHook::new(hooks, Session::new("example")))
         .build();
     let response = agent.prompt("Read notes.txt, then delete it.").await?;
-    println!("{}", response.output());
+    if let Some(model) = scripted_model {
+        // What the model was told, call by call: what the hooks made of each.
+        for request in model.requests().iter().skip(1) {
+            for (id, result) in support::server::tool_results(request) {
+                println!("tool result for {id}: {result}");
+            }
+        }
+    }
+    println!("model: {}", response.output());
     Ok(())
 }
