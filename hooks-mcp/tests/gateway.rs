@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
-use support::{Repo, drive, server_command};
+use support::{Repo, answer, audit_records, drive, server_command, test_server};
 
 /// A file in this test run's scratch directory.
 fn scratch(name: &str) -> PathBuf {
@@ -53,22 +53,6 @@ fn git_server(repo: &Repo) -> Vec<String> {
     let mut command = server_command("mcp-server-git");
     command.extend(["--repository".to_owned(), repo.path_str().to_owned()]);
     command
-}
-
-/// The text of a call's single text block, and whether it was an error.
-fn answer(step: &Value) -> (bool, &str) {
-    let text = step["content"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no text in {step}"));
-    (step["is_error"] == true, text)
-}
-
-fn audit_records(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
 }
 
 #[test]
@@ -320,13 +304,7 @@ fn a_client_that_cannot_be_asked_falls_back_to_the_approval_store() {
 /// declining it on the user's behalf.
 #[test]
 fn an_upstream_question_for_the_user_is_passed_to_the_client() {
-    let server = vec![
-        support::python().display().to_string(),
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/servers/asking_server.py")
-            .display()
-            .to_string(),
-    ];
+    let server = test_server("asking_server.py");
     let transcript = drive(&json!({
         "server": gateway("", &server),
         "elicitation": { "action": "accept", "content": { "sure": true } },

@@ -18,10 +18,8 @@ use std::time::{Duration, Instant};
 use hooks_core::{Decision, Hook, Hooks, PreToolUse};
 use hooks_mcp::{Gateway, Upstream};
 use rmcp::model::CallToolRequestParams;
-use rmcp::service::RunningService;
-use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use support::{python, server_command};
+use support::{answer, audit_records, connect, python, server_command};
 
 /// Start-up of a gateway or server, and a whole client script.
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -215,22 +213,6 @@ fn http_drive(script: &Value) -> Value {
     })
 }
 
-/// The text of a call's single text block, and whether it was an error.
-fn answer(step: &Value) -> (bool, &str) {
-    let text = step["content"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no text in {step}"));
-    (step["is_error"] == true, text)
-}
-
-fn audit_records(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
-}
-
 /// A config with the audit log at `audit`, and `more`.
 fn config_with_audit(audit: &Path, more: &str) -> String {
     let mut config = more.to_owned();
@@ -341,19 +323,6 @@ fn two_mcp_sessions_over_http_are_two_hooks_sessions() {
     );
     assert_eq!(sessions[0], sessions[1], "one MCP session is one session");
     assert_ne!(sessions[1], sessions[2], "another MCP session is another");
-}
-
-/// Serves `gateway` in this process and connects rmcp's client to it.
-async fn connect(gateway: Gateway) -> RunningService<RoleClient, ()> {
-    let (client_io, server_io) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        if let Ok(running) = Box::pin(gateway.serve(server_io)).await {
-            let _ = running.waiting().await;
-        }
-    });
-    ().serve(client_io)
-        .await
-        .expect("the gateway completes the handshake")
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -13,44 +13,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hooks_core::{Hook, Hooks, PreModelRequest, PreToolUse};
 use hooks_mcp::{Gateway, Upstream};
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
-use rmcp::{RoleClient, ServiceExt};
 use serde_json::json;
-use support::{Repo, server_command};
-
-/// Serves `gateway` in this process and connects a client to it.
-async fn connect(gateway: Gateway) -> RunningService<RoleClient, ()> {
-    let (client_io, server_io) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        if let Ok(running) = Box::pin(gateway.serve(server_io)).await {
-            let _ = running.waiting().await;
-        }
-    });
-    ().serve(client_io)
-        .await
-        .expect("the gateway completes the handshake")
-}
-
-async fn call(
-    client: &RunningService<RoleClient, ()>,
-    tool: &str,
-    args: serde_json::Value,
-) -> CallToolResult {
-    let mut params = CallToolRequestParams::new(tool.to_owned());
-    params.arguments = args.as_object().cloned();
-    client
-        .call_tool(params)
-        .await
-        .expect("a tool result, not a protocol error")
-}
-
-fn text(result: &CallToolResult) -> &str {
-    result.content[0]
-        .as_text()
-        .map(|text| text.text.as_str())
-        .expect("a text block")
-}
+use support::{Repo, call, connect, server_command, test_server, text};
 
 /// `mcp-server-time`, started through a shell that leaves its process id in `pid_file`.
 fn time_server_leaving_its_pid(pid_file: &Path) -> Vec<String> {
@@ -254,13 +218,7 @@ async fn a_closed_connection_is_forgotten_by_the_approvals() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_upstream_that_hangs_past_the_timeout_gives_a_tool_error_and_stays_usable() {
-    let server = vec![
-        support::python().display().to_string(),
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/servers/asking_server.py")
-            .display()
-            .to_string(),
-    ];
+    let server = test_server("asking_server.py");
     let upstreams = vec![
         Upstream::spawn("slow", &server)
             .await

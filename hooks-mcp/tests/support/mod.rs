@@ -7,8 +7,10 @@
 
 mod client;
 mod git;
+mod mcp;
 mod python;
 
 pub(crate) use client::drive;
 pub(crate) use git::Repo;
+pub(crate) use mcp::{answer, audit_records, call, connect, test_server, text};
 pub(crate) use python::{python, server_command, venv};
