@@ -3,14 +3,18 @@
 //!
 //! Input: `session_id`, `cwd`, `hook_event_name`, and the event's fields
 //! (`tool_name`, `tool_input`, `tool_use_id`, `tool_response`, `error`,
-//! `prompt`, `stop_hook_active`, `source`, `reason`, `trigger`), plus ours (`agent_id`, `user_id`, `metadata`).
+//! `prompt`, `stop_hook_active`, `source`, `reason`, `trigger`), plus ours
+//! (`user_id`, `metadata`; `agent_id` and `parent_agent_id` inside a
+//! sub-agent only, as Claude Code sends `agent_id`).
 //!
 //! Output, as JSON: `continue: false` with `stopReason`; `decision: "block"`
 //! with `reason`; `hookSpecificOutput.permissionDecision` (`allow`, `deny`,
 //! `ask`) with `permissionDecisionReason`; `hookSpecificOutput.updatedInput`;
-//! `hookSpecificOutput.additionalContext`; `systemMessage`, shown to the
-//! person (a warning in the outcome's messages), not the model. Plain text
-//! on a prompt or session start is context for the model.
+//! `hookSpecificOutput.additionalContext`; `hookSpecificOutput.updatedToolOutput`
+//! (post-tool-use: replaces what the model reads); `systemMessage`, shown to
+//! the person (a warning in the outcome's messages), not the model. Plain
+//! text on a prompt or session start is context for the model; elsewhere,
+//! as in Claude Code, it is not.
 
 use hooks_core::context::ToolCall;
 use hooks_core::{
@@ -46,8 +50,9 @@ pub trait ProtocolEvent: Event {
                     .unwrap_or_default()
             ),
         );
-        input.insert("agent_id".into(), json!(session.agent_id()));
+        // As Claude Code: `agent_id` only inside a sub-agent.
         if let Some(parent) = session.parent_agent_id() {
+            input.insert("agent_id".into(), json!(session.agent_id()));
             input.insert("parent_agent_id".into(), json!(parent));
         }
         if let Some(user) = session.user_id() {
@@ -85,8 +90,14 @@ pub struct Reply {
     pub ask: Option<String>,
     /// Replace the tool's arguments.
     pub updated_input: Option<Value>,
-    /// Context for the model.
+    /// Context for the model (`additionalContext`).
     pub context: Option<String>,
+    /// Plain text the hook printed instead of JSON: context for the model on
+    /// `UserPromptSubmit` and `SessionStart`, as Claude Code reads it, and
+    /// ignored elsewhere (Claude Code shows it only in its transcript view).
+    pub text: Option<String>,
+    /// Replace the tool's output, on post-tool-use (`updatedToolOutput`).
+    pub updated_output: Option<Value>,
     /// A message for the person, not the model (`systemMessage`).
     pub message: Option<String>,
 }
@@ -110,11 +121,13 @@ struct Specific {
     permission_decision: Option<String>,
     permission_decision_reason: Option<String>,
     updated_input: Option<Value>,
+    updated_tool_output: Option<Value>,
     additional_context: Option<String>,
 }
 
 /// Reads a successful hook's output. Empty means "no objection"; text that
-/// is not JSON is context (used by events that take it); text that starts
+/// is not JSON is plain text (context on the events Claude Code reads it
+/// on, see [`Reply::text`]); text that starts
 /// like JSON but does not parse, repeats a key, or follows other text is a
 /// broken hook. A leading byte-order mark is dropped.
 pub(crate) fn parse_output(text: &str) -> Result<Reply, HookError> {
@@ -133,7 +146,7 @@ pub(crate) fn parse_output(text: &str) -> Result<Reply, HookError> {
             )));
         }
         return Ok(Reply {
-            context: Some(text.to_owned()),
+            text: Some(text.to_owned()),
             ..Reply::default()
         });
     }
@@ -189,6 +202,7 @@ pub(crate) fn parse_output(text: &str) -> Result<Reply, HookError> {
             }
         }
         reply.updated_input = specific.updated_input;
+        reply.updated_output = specific.updated_tool_output;
         reply.context = specific.additional_context;
     }
     Ok(reply)
@@ -205,7 +219,21 @@ macro_rules! tell_and_inject {
         if let Some(context) = $reply.context.take() {
             $ctx.inject(context);
         }
+        if let Some(text) = $reply.text.take() {
+            tracing::debug!(
+                event = Self::NAME,
+                %text,
+                "a hook printed plain text: context only on UserPromptSubmit and SessionStart, as in Claude Code"
+            );
+        }
     };
+}
+
+/// Plain text is context on this event (`UserPromptSubmit`, `SessionStart`).
+fn text_is_context(reply: &mut Reply) {
+    if reply.context.is_none() {
+        reply.context = reply.text.take();
+    }
 }
 
 fn decide(reply: Reply) -> Decision {
@@ -252,6 +280,9 @@ impl ProtocolEvent for PostToolUse {
     }
 
     fn apply(&mut self, mut reply: Reply) -> Verdict {
+        if let Some(output) = reply.updated_output.take() {
+            *self.result_mut() = Ok(output);
+        }
         tell_and_inject!(self, reply);
         // The tool already ran: a block's reason is told to the model instead.
         if let Some(reason) = reply.block {
@@ -346,6 +377,7 @@ impl ProtocolEvent for UserPromptSubmit {
     }
 
     fn apply(&mut self, mut reply: Reply) -> Verdict {
+        text_is_context(&mut reply);
         tell_and_inject!(self, reply);
         Ok(decide(reply))
     }
@@ -387,6 +419,7 @@ impl ProtocolEvent for SessionStart {
     }
 
     fn apply(&mut self, mut reply: Reply) -> Verdict {
+        text_is_context(&mut reply);
         tell_and_inject!(self, reply);
         // Passed on even where the event cannot block: the dispatcher logs
         // the block (or ask) and goes on, so the script's answer is not lost.
@@ -446,13 +479,17 @@ mod tests {
     #[test]
     fn outputs_read_as_claude_code_means_them() {
         assert_eq!(parse_output("").unwrap(), Reply::default());
+        let plain = parse_output("  remember the style guide ").unwrap();
         assert_eq!(
-            parse_output("  remember the style guide ")
-                .unwrap()
-                .context
-                .as_deref(),
-            Some("remember the style guide")
+            (plain.text.as_deref(), plain.context),
+            (Some("remember the style guide"), None),
+            "plain text is text, context only where Claude Code reads it so"
         );
+        let output = parse_output(
+            r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": {"rows": 0}}}"#,
+        )
+        .unwrap();
+        assert_eq!(output.updated_output, Some(json!({"rows": 0})));
         let deny = parse_output(r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no"}}"#).unwrap();
         assert_eq!(deny.block.as_deref(), Some("no"));
         let ask = parse_output(r#"{"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": "sure?"}}"#).unwrap();

@@ -397,7 +397,7 @@ async fn the_new_events_reach_scripts_under_their_claude_code_names() {
 [[hooks]]
 event = "PostToolUseFailure"
 name = "names_the_event"
-command = ["python3", "-c", "import json,sys; i=json.load(sys.stdin); print(i['hook_event_name'] + ': ' + i['error'])"]
+command = ["python3", "-c", "import json,sys; i=json.load(sys.stdin); print(json.dumps({'hookSpecificOutput': {'additionalContext': i['hook_event_name'] + ': ' + i['error']}}))"]
 "#;
     let hooks = dispatcher(hooks_config::parse("test.toml", text, false).unwrap());
     let mut ctx = PostToolUseFailure::new(
@@ -408,4 +408,72 @@ command = ["python3", "-c", "import json,sys; i=json.load(sys.stdin); print(i['h
     );
     let _ = hooks.dispatch(&mut ctx).await;
     assert_eq!(ctx.injected().text(), "PostToolUseFailure: timeout");
+}
+
+/// Claude Code reads a hook's plain stdout as context on `UserPromptSubmit`
+/// and `SessionStart` only; elsewhere it is not context.
+#[tokio::test]
+async fn plain_text_is_context_only_on_prompts_and_session_start() {
+    let text = r#"
+[[hooks]]
+event = "user_prompt_submit"
+name = "prompt_note"
+command = ["sh", "-c", "cat > /dev/null; echo 'mind the style guide'"]
+
+[[hooks]]
+event = "pre_tool_use"
+name = "tool_note"
+command = ["sh", "-c", "cat > /dev/null; echo 'printed, not context'"]
+"#;
+    let hooks = dispatcher(hooks_config::parse("test.toml", text, false).unwrap());
+    let session = Session::new("s");
+    let mut prompt = UserPromptSubmit::new(&session, "hi");
+    assert!(hooks.dispatch(&mut prompt).await.is_continue());
+    assert_eq!(prompt.injected().text(), "mind the style guide");
+    let mut tool = PreToolUse::new(&session, "Bash", json!({}));
+    assert!(hooks.dispatch(&mut tool).await.is_continue());
+    assert!(tool.injected().is_empty(), "{:?}", tool.injected().text());
+}
+
+/// `updatedToolOutput` replaces what the model reads after a tool ran.
+#[tokio::test]
+async fn updated_tool_output_replaces_the_result() {
+    let text = r#"
+[[hooks]]
+event = "post_tool_use"
+name = "scrub"
+command = ["python3", "-c", "import json,sys; i=json.load(sys.stdin); r=i['tool_response']; r['token']='[scrubbed]'; print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PostToolUse', 'updatedToolOutput': r}}))"]
+"#;
+    let hooks = dispatcher(hooks_config::parse("test.toml", text, false).unwrap());
+    let mut post = PostToolUse::new(
+        &Session::new("s"),
+        "login",
+        json!({}),
+        Ok(json!({"user": "dana", "token": "abc123"})),
+    );
+    let _ = hooks.dispatch(&mut post).await;
+    assert_eq!(
+        post.result().unwrap(),
+        &json!({"user": "dana", "token": "[scrubbed]"})
+    );
+    assert_eq!(post.rewrites()[0].hook, "scrub");
+}
+
+/// As Claude Code: `agent_id` (and here `parent_agent_id`) only inside a sub-agent.
+#[tokio::test]
+async fn agent_id_is_sent_only_inside_a_sub_agent() {
+    let text = r#"
+[[hooks]]
+event = "pre_tool_use"
+name = "who"
+command = ["python3", "-c", "import json,sys; i=json.load(sys.stdin); print(json.dumps({'hookSpecificOutput': {'additionalContext': str(i.get('agent_id')) + '/' + str(i.get('parent_agent_id'))}}))"]
+"#;
+    let hooks = dispatcher(hooks_config::parse("test.toml", text, false).unwrap());
+    let main = Session::new("s");
+    let mut top = PreToolUse::new(&main, "Bash", json!({}));
+    let _ = hooks.dispatch(&mut top).await;
+    assert_eq!(top.injected().text(), "None/None");
+    let mut sub = PreToolUse::new(&main.sub_agent("researcher"), "Bash", json!({}));
+    let _ = hooks.dispatch(&mut sub).await;
+    assert_eq!(sub.injected().text(), "researcher/main");
 }

@@ -338,7 +338,7 @@ fn context_a_hook_injects_reaches_the_client_with_the_result() {
 event = "pre_tool_use"
 name = "time_policy"
 matches = "get_current_time"
-command = ["sh", "-c", "cat > /dev/null; echo 'Quote times to the minute.'"]
+command = ["sh", "-c", "cat > /dev/null; echo '{\"hookSpecificOutput\": {\"additionalContext\": \"Quote times to the minute.\"}}'"]
 "#;
     let transcript = drive(&json!({
         "server": gateway(config, &server_command("mcp-server-time")),
