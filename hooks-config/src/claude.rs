@@ -48,7 +48,14 @@ struct Entry {
 }
 
 /// Parses a `settings.json`; every problem is collected with its line.
-pub(crate) fn parse(file: &Arc<str>, text: &str, problems: &mut Problems) -> Vec<Declared> {
+/// Entries for events this project lacks go to `skipped` (with a warning)
+/// when it is given, and are problems when not (strict).
+pub(crate) fn parse(
+    file: &Arc<str>,
+    text: &str,
+    problems: &mut Problems,
+    mut skipped: Option<&mut Vec<String>>,
+) -> Vec<Declared> {
     let settings: Settings = match crate::strict_json::from_str(text) {
         Ok(settings) => settings,
         Err(error) => {
@@ -73,9 +80,13 @@ pub(crate) fn parse(file: &Arc<str>, text: &str, problems: &mut Problems) -> Vec
         };
         let event_line = lines.find(&event_name).unwrap_or(1);
         let Ok(event) = parse_event(&event_name) else {
-            problems.push(file, event_line, None, format!(
-                "`{event_name}` hooks have no counterpart here (events: SessionStart, UserPromptSubmit, PreModelRequest, PostModelResponse, PreToolUse, PostToolUse, PostToolUseFailure, SubagentStart, SubagentStop, PreCompact, Stop, SessionEnd); remove them from this file or keep them in one only Claude Code reads"
-            ));
+            unknown_event(
+                file,
+                event_line,
+                &event_name,
+                problems,
+                skipped.as_deref_mut(),
+            );
             continue;
         };
         for (group_index, group) in groups.into_iter().enumerate() {
@@ -181,6 +192,36 @@ fn convert_matcher(matcher: &str) -> Result<Option<String>, String> {
     Matcher::parse(&pattern)
         .map(|_| Some(pattern))
         .map_err(|error| format!("cannot be expressed as a tool pattern ({error})"))
+}
+
+/// An entry for an event this project lacks: skipped, with a warning and
+/// its line in `skipped`, or — strict, no `skipped` — a problem.
+fn unknown_event(
+    file: &Arc<str>,
+    line: u32,
+    event_name: &str,
+    problems: &mut Problems,
+    skipped: Option<&mut Vec<String>>,
+) {
+    let what = format!(
+        "`{event_name}` hooks have no counterpart here (events: SessionStart, UserPromptSubmit, \
+         PreModelRequest, PostModelResponse, PreToolUse, PostToolUse, PostToolUseFailure, \
+         SubagentStart, SubagentStop, PreCompact, Stop, SessionEnd)"
+    );
+    match skipped {
+        Some(skipped) => {
+            tracing::warn!(file = %file, line, "{what}: skipped");
+            skipped.push(format!("{file}:{line}: {what}: skipped"));
+        }
+        None => problems.push(
+            file,
+            line,
+            None,
+            format!(
+                "{what}; remove them from this file or keep them in one only Claude Code reads"
+            ),
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -65,39 +65,80 @@ pub struct Config {
     hooks: Vec<Declared>,
     settings: StdSettings,
     upstreams: Vec<Upstream>,
+    skipped: Vec<String>,
     models: HashMap<String, Arc<dyn Model>>,
 }
 
 /// Reads and checks a configuration file: `.json` as a Claude Code
 /// `settings.json`, anything else as TOML. Every problem is reported, each
 /// with the file, the line and the hook it is about.
+///
+/// A Claude Code `settings.json` may hold hooks for events this project does
+/// not have (`PermissionRequest`, `Notification`, ...): those entries are
+/// skipped — each named in [`Config::skipped`] and in a `tracing` warning —
+/// and the rest loads. [`load_strict`] refuses the file instead.
 pub fn load(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
-    let path = path.as_ref();
+    load_with(path.as_ref(), false)
+}
+
+/// [`load`], refusing a file with entries for events this project does not
+/// have instead of skipping them.
+pub fn load_strict(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
+    load_with(path.as_ref(), true)
+}
+
+fn load_with(path: &Path, strict: bool) -> Result<Config, ConfigError> {
     let file: Arc<str> = Arc::from(path.display().to_string());
     let text = std::fs::read_to_string(path).map_err(|error| ConfigError {
         problems: vec![format!("{file}: cannot read it: {error}")],
     })?;
-    parse(
+    parse_with(
         file,
         &text,
         path.extension()
             .is_some_and(|extension| extension == "json"),
+        strict,
     )
 }
 
-/// Checks configuration text as if read from `file`.
+/// Checks configuration text as if read from `file` (skipping entries for
+/// events this project does not have, as [`load`] does).
 pub fn parse(
     file: impl Into<Arc<str>>,
     text: &str,
     claude_settings: bool,
 ) -> Result<Config, ConfigError> {
+    parse_with(file, text, claude_settings, false)
+}
+
+/// [`parse`], refusing entries for events this project does not have.
+pub fn parse_strict(
+    file: impl Into<Arc<str>>,
+    text: &str,
+    claude_settings: bool,
+) -> Result<Config, ConfigError> {
+    parse_with(file, text, claude_settings, true)
+}
+
+fn parse_with(
+    file: impl Into<Arc<str>>,
+    text: &str,
+    claude_settings: bool,
+    strict: bool,
+) -> Result<Config, ConfigError> {
     let file = file.into();
+    let mut skipped = Vec::new();
     // Editors on Windows write one; it is not part of the configuration.
     let text = strict_json::without_bom(text);
     let mut problems = Problems::default();
     let (hooks, settings, upstreams) = if claude_settings {
         (
-            claude::parse(&file, text, &mut problems),
+            claude::parse(
+                &file,
+                text,
+                &mut problems,
+                (!strict).then_some(&mut skipped),
+            ),
             StdSettings::default(),
             Vec::new(),
         )
@@ -110,6 +151,7 @@ pub fn parse(
         hooks,
         settings,
         upstreams,
+        skipped,
         models: HashMap::new(),
     })
 }
@@ -120,6 +162,12 @@ impl Config {
     pub fn model(mut self, name: impl Into<String>, model: impl Model) -> Self {
         self.models.insert(name.into(), Arc::new(model));
         self
+    }
+
+    /// Entries skipped because this project has no such event, each as
+    /// `file:line: what was skipped` (see [`load`]).
+    pub fn skipped(&self) -> &[String] {
+        &self.skipped
     }
 
     /// The MCP servers the file declares (`[[upstream]]`), for a gateway

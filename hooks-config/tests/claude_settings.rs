@@ -118,6 +118,33 @@ async fn public_style_hook_scripts_run_unchanged() {
 }
 
 #[test]
+fn hooks_for_events_this_project_lacks_are_skipped_and_named_or_refused_when_strict() {
+    let text = r#"{
+  "hooks": {
+    "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}],
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]
+  }
+}"#;
+    let config = hooks_config::parse("settings.json", text, true).unwrap();
+    assert_eq!(config.len(), 1, "the rest of the file loads");
+    assert_eq!(config.skipped().len(), 1);
+    assert!(
+        config.skipped()[0]
+            .starts_with("settings.json:3: `Notification` hooks have no counterpart here"),
+        "{:?}",
+        config.skipped()
+    );
+    assert!(config.skipped()[0].ends_with(": skipped"));
+    let Err(strict) = hooks_config::parse_strict("settings.json", text, true) else {
+        panic!("strict refuses the file");
+    };
+    assert!(
+        strict.problems()[0]
+            .starts_with("settings.json:3: `Notification` hooks have no counterpart here")
+    );
+}
+
+#[test]
 fn unsupported_events_and_matchers_are_errors_naming_the_line() {
     let text = r#"{
   "hooks": {
@@ -126,7 +153,9 @@ fn unsupported_events_and_matchers_are_errors_naming_the_line() {
     "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "agent"}]}]
   }
 }"#;
-    let error = parse_error("settings.json", text, true);
+    let Err(error) = hooks_config::parse_strict("settings.json", text, true) else {
+        panic!("the file is refused");
+    };
     let problems = error.problems();
     assert_eq!(problems.len(), 3, "{error}");
     assert!(
