@@ -5,7 +5,9 @@
 //! (`tool_name`, `tool_input`, `tool_use_id`, `tool_response`, `error`,
 //! `prompt`, `stop_hook_active`, `source`, `reason`, `trigger`), plus ours
 //! (`user_id`, `metadata`; `agent_id` and `parent_agent_id` inside a
-//! sub-agent only, as Claude Code sends `agent_id`).
+//! sub-agent only, as Claude Code sends `agent_id`); `transcript_path`,
+//! `permission_mode` and `model` when the host puts them in the session's
+//! metadata ([`HOST_FIELDS`]).
 //!
 //! Output, as JSON: `continue: false` with `stopReason`; `decision: "block"`
 //! with `reason`; `hookSpecificOutput.permissionDecision` (`allow`, `deny`,
@@ -61,10 +63,22 @@ pub trait ProtocolEvent: Event {
         if !session.metadata().is_empty() {
             input.insert("metadata".into(), Value::Object(session.metadata().clone()));
         }
+        // What only the host knows, under Claude Code's names, when it says
+        // so in the session's metadata: scripts read them at the top level.
+        for key in HOST_FIELDS {
+            if let Some(value) = session.metadata_value(key) {
+                input.insert((*key).into(), value.clone());
+            }
+        }
         input.extend(self.fields());
         Value::Object(input)
     }
 }
+
+/// Claude Code's input fields only the host can know, passed on from the
+/// session's metadata when the host sets them (`transcript_path` for a Stop
+/// hook that reads the conversation, `permission_mode`, `model`).
+pub const HOST_FIELDS: &[&str] = &["transcript_path", "permission_mode", "model"];
 
 /// The line (from 1) where a JSON object starts after some text, if one does.
 fn json_after_text(text: &str) -> Option<usize> {
@@ -158,9 +172,12 @@ pub(crate) fn parse_output(text: &str) -> Result<Reply, HookError> {
         ..Reply::default()
     };
     if output.keep_going == Some(false) {
+        // Claude Code's reason is `stopReason`; a script that wrote only
+        // `reason` meant that one, not a stock sentence.
         reply.block = Some(
             output
                 .stop_reason
+                .or_else(|| output.reason.clone())
                 .unwrap_or_else(|| "the hook said not to continue".to_owned()),
         );
     }

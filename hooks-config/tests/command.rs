@@ -477,3 +477,51 @@ command = ["python3", "-c", "import json,sys; i=json.load(sys.stdin); print(json
     let _ = hooks.dispatch(&mut sub).await;
     assert_eq!(sub.injected().text(), "researcher/main");
 }
+
+/// What only the host knows (`transcript_path`, `permission_mode`, `model`)
+/// reaches scripts under Claude Code's names when the session carries it: a
+/// Stop hook that reads the transcript finds it.
+#[tokio::test]
+async fn host_fields_reach_scripts_under_claude_codes_names() {
+    let transcript =
+        std::env::temp_dir().join(format!("hooks-transcript-{}.jsonl", std::process::id()));
+    std::fs::write(
+        &transcript,
+        "{\"type\":\"assistant\",\"text\":\"tests pass\"}\n",
+    )
+    .unwrap();
+    let text = r#"
+[[hooks]]
+event = "stop"
+name = "read_transcript"
+command = ["python3", "-c", "import json,sys; i=json.load(sys.stdin); last=open(i['transcript_path']).read(); print(json.dumps({} if 'tests pass' in last else {'decision': 'block', 'reason': 'run the tests (' + i['permission_mode'] + ')'}))"]
+"#;
+    let hooks = dispatcher(hooks_config::parse("test.toml", text, false).unwrap());
+    let session = Session::new("s")
+        .with_metadata("transcript_path", transcript.display().to_string())
+        .with_metadata("permission_mode", "acceptEdits");
+    assert!(hooks.dispatch(&mut Stop::new(&session)).await.is_continue());
+    std::fs::write(&transcript, "{\"type\":\"assistant\",\"text\":\"done\"}\n").unwrap();
+    let outcome = hooks.dispatch(&mut Stop::new(&session)).await;
+    assert_eq!(
+        outcome.denial().unwrap().reason(),
+        "run the tests (acceptEdits)"
+    );
+    let _ = std::fs::remove_file(&transcript);
+}
+
+/// `continue: false` with only `reason` keeps the script's reason.
+#[tokio::test]
+async fn continue_false_keeps_the_scripts_reason_when_stop_reason_is_absent() {
+    let text = r#"
+[[hooks]]
+event = "pre_tool_use"
+name = "halt"
+command = ["sh", "-c", "cat > /dev/null; echo '{\"continue\": false, \"reason\": \"budget spent\"}'"]
+"#;
+    let hooks = dispatcher(hooks_config::parse("test.toml", text, false).unwrap());
+    let outcome = hooks
+        .dispatch(&mut PreToolUse::new(&Session::new("s"), "Bash", json!({})))
+        .await;
+    assert_eq!(outcome.denial().unwrap().reason(), "budget spent");
+}
