@@ -218,11 +218,13 @@ impl Gateway {
         names: impl IntoIterator<Item = &'n str>,
         method: &str,
     ) -> Vec<String> {
-        let mut request = PreModelRequest::new(
-            session,
-            names.into_iter().map(str::to_owned),
-            json!({"mcp_method": method}),
-        );
+        let names = names.into_iter().map(str::to_owned);
+        // No filter to ask: every tool is offered (and no request is built
+        // on every call for nothing).
+        if self.shared.hooks.count::<PreModelRequest>() == 0 {
+            return names.collect();
+        }
+        let mut request = PreModelRequest::new(session, names, json!({"mcp_method": method}));
         let _ = self.shared.hooks.dispatch(&mut request).await;
         request.tools().map(str::to_owned).collect()
     }
