@@ -49,12 +49,6 @@ fn gateway(config: &str, upstream: &[String]) -> Vec<String> {
     command
 }
 
-fn git_server(repo: &Repo) -> Vec<String> {
-    let mut command = server_command("mcp-server-git");
-    command.extend(["--repository".to_owned(), repo.path_str().to_owned()]);
-    command
-}
-
 #[test]
 fn the_read_only_guard_refuses_writes_through_the_gateway_and_the_repository_is_unchanged() {
     let repo = Repo::with_one_commit();
@@ -73,7 +67,7 @@ path = "{}"
     );
     let path = repo.path_str();
     let transcript = drive(&json!({
-        "server": gateway(&config, &git_server(&repo)),
+        "server": gateway(&config, &repo.server()),
         "client_name": "test-agent",
         "steps": [
             { "call": "git_status", "arguments": { "repo_path": path } },
@@ -165,7 +159,7 @@ fn results_are_truncated_before_the_client_sees_them() {
     }
     let path = repo.path_str();
     let direct = drive(&json!({
-        "server": git_server(&repo),
+        "server": repo.server(),
         "steps": [{ "call": "git_log", "arguments": { "repo_path": path, "max_count": 40 } }],
     }));
     let (_, full) = answer(&direct["steps"][0]);
@@ -176,7 +170,7 @@ fn results_are_truncated_before_the_client_sees_them() {
 
     let config = "[truncate]\nmax_chars = 600\n";
     let through = drive(&json!({
-        "server": gateway(config, &git_server(&repo)),
+        "server": gateway(config, &repo.server()),
         "steps": [{ "call": "git_log", "arguments": { "repo_path": path, "max_count": 40 } }],
     }));
     let (failed, cut) = answer(&through["steps"][0]);
@@ -245,7 +239,7 @@ fn an_approval_is_asked_of_the_person_through_the_client_and_a_yes_lets_the_comm
     let repo = Repo::with_one_commit();
     repo.write("notes.txt", "draft\n");
     let transcript = drive(&json!({
-        "server": gateway(&approval_config(), &git_server(&repo)),
+        "server": gateway(&approval_config(), &repo.server()),
         "client_name": "reviewer-app",
         "elicitation": { "action": "accept", "content": { "approve": true } },
         "steps": commit_steps(&repo),
@@ -274,7 +268,7 @@ fn a_person_declining_through_the_client_stops_the_commit() {
     let repo = Repo::with_one_commit();
     repo.write("notes.txt", "draft\n");
     let transcript = drive(&json!({
-        "server": gateway(&approval_config(), &git_server(&repo)),
+        "server": gateway(&approval_config(), &repo.server()),
         "elicitation": { "action": "decline" },
         "steps": commit_steps(&repo),
     }));
@@ -289,7 +283,7 @@ fn a_client_that_cannot_be_asked_falls_back_to_the_approval_store() {
     repo.write("notes.txt", "draft\n");
     // No elicitation: the request goes to the store, where nobody answers in 2 s.
     let transcript = drive(&json!({
-        "server": gateway(&approval_config(), &git_server(&repo)),
+        "server": gateway(&approval_config(), &repo.server()),
         "steps": commit_steps(&repo),
     }));
     let (failed, reason) = answer(&transcript["steps"][1]);

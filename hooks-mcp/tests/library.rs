@@ -29,8 +29,7 @@ fn time_server_leaving_its_pid(pid_file: &Path) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread")]
 async fn several_upstreams_are_namespaced_and_filtered_tools_can_be_neither_listed_nor_called() {
     let repo = Repo::with_one_commit();
-    let mut git = server_command("mcp-server-git");
-    git.extend(["--repository".to_owned(), repo.path_str().to_owned()]);
+    let git = repo.server();
     let upstreams = vec![
         Upstream::spawn("time", &server_command("mcp-server-time"))
             .await
@@ -104,17 +103,7 @@ async fn several_upstreams_are_namespaced_and_filtered_tools_can_be_neither_list
     )
     .await;
     assert_ne!(now.is_error, Some(true), "{}", text(&now));
-    let status = call(
-        &client,
-        "git__git_status",
-        json!({"repo_path": repo.path_str()}),
-    )
-    .await;
-    assert!(
-        text(&status).starts_with("Repository status:"),
-        "{}",
-        text(&status)
-    );
+    assert_git_serves(&client, &repo).await;
     client.cancel().await.unwrap();
 }
 
@@ -122,8 +111,7 @@ async fn several_upstreams_are_namespaced_and_filtered_tools_can_be_neither_list
 async fn an_upstream_killed_mid_session_gives_tool_errors_and_the_others_keep_serving() {
     let repo = Repo::with_one_commit();
     let pid_file = repo.path().join("time.pid");
-    let mut git = server_command("mcp-server-git");
-    git.extend(["--repository".to_owned(), repo.path_str().to_owned()]);
+    let git = repo.server();
     let upstreams = vec![
         Upstream::spawn("time", &time_server_leaving_its_pid(&pid_file))
             .await
@@ -165,17 +153,7 @@ async fn an_upstream_killed_mid_session_gives_tool_errors_and_the_others_keep_se
     );
     // The gateway still lists and serves the other upstream.
     assert!(!client.list_all_tools().await.unwrap().is_empty());
-    let status = call(
-        &client,
-        "git__git_status",
-        json!({"repo_path": repo.path_str()}),
-    )
-    .await;
-    assert!(
-        text(&status).starts_with("Repository status:"),
-        "{}",
-        text(&status)
-    );
+    assert_git_serves(&client, &repo).await;
     client.cancel().await.unwrap();
 }
 
@@ -244,4 +222,22 @@ async fn an_upstream_that_hangs_past_the_timeout_gives_a_tool_error_and_stays_us
     let quick = call(&client, "nap", json!({"seconds": 0})).await;
     assert_eq!(text(&quick), "slept 0.0s", "the upstream still serves");
     client.cancel().await.unwrap();
+}
+
+/// The git upstream answers `git_status` through the gateway.
+async fn assert_git_serves(
+    client: &rmcp::service::RunningService<rmcp::RoleClient, ()>,
+    repo: &Repo,
+) {
+    let status = call(
+        client,
+        "git__git_status",
+        json!({"repo_path": repo.path_str()}),
+    )
+    .await;
+    assert!(
+        text(&status).starts_with("Repository status:"),
+        "{}",
+        text(&status)
+    );
 }

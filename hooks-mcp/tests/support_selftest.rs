@@ -31,8 +31,7 @@ fn time_server(steps: &Value) -> Value {
 }
 
 fn git_server(repo: &Repo, steps: &Value) -> Value {
-    let mut server = server_command("mcp-server-git");
-    server.extend(["--repository".to_owned(), repo.path_str().to_owned()]);
+    let server = repo.server();
     drive(&json!({ "server": server, "steps": steps }))
 }
 

@@ -37,6 +37,13 @@ impl Repo {
         &self.0
     }
 
+    /// The command line of `mcp-server-git` serving this repository.
+    pub(crate) fn server(&self) -> Vec<String> {
+        let mut command = super::server_command("mcp-server-git");
+        command.extend(["--repository".to_owned(), self.path_str().to_owned()]);
+        command
+    }
+
     /// The path as a string, for JSON arguments and command lines.
     pub(crate) fn path_str(&self) -> &str {
         self.0
