@@ -35,6 +35,25 @@ fn lines(path: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// `hooks` and the audit hooks, writing to `path`.
+fn audited(path: &Path, hooks: &[&str]) -> Hooks {
+    let auditor = Auditor::from_config(Audit {
+        path: path.to_owned(),
+        ..Audit::default()
+    })
+    .unwrap();
+    Hooks::builder()
+        .state(auditor)
+        .only(hooks.iter().copied().chain([
+            "hooks_std::audit::gate",
+            "hooks_std::audit::denied",
+            "hooks_std::audit::completed",
+            "hooks_std::audit::failed",
+        ]))
+        .build()
+        .unwrap()
+}
+
 #[pre_tool_use(group = "audited", matches = "drop_table")]
 fn no_drops(_: &mut PreToolUse) -> Decision {
     Decision::deny("dropping tables is not allowed")
@@ -64,24 +83,10 @@ fn slow_down(_ctx: &PreToolUse) -> Decision {
 #[tokio::test]
 async fn records_carry_the_call_id_the_denial_kind_warnings_shadow_decisions_and_tool_failures() {
     let path = temp_path("structured.jsonl");
-    let auditor = Auditor::from_config(Audit {
-        path: path.clone(),
-        ..Audit::default()
-    })
-    .unwrap();
-    let hooks = Hooks::builder()
-        .state(auditor)
-        .only([
-            "audit::friday",
-            "audit::stricter",
-            "audit::slow_down",
-            "hooks_std::audit::gate",
-            "hooks_std::audit::denied",
-            "hooks_std::audit::completed",
-            "hooks_std::audit::failed",
-        ])
-        .build()
-        .unwrap();
+    let hooks = audited(
+        &path,
+        &["audit::friday", "audit::stricter", "audit::slow_down"],
+    );
     let session = Session::new("s");
     // Two identical calls in parallel, told apart by their ids.
     let first = PreToolUse::new(&session, "search", json!({"q": "x"})).with_call_id("toolu_1");
@@ -140,22 +145,7 @@ async fn records_carry_the_call_id_the_denial_kind_warnings_shadow_decisions_and
 #[tokio::test]
 async fn every_call_is_recorded_once_with_who_what_and_why() {
     let path = temp_path("calls.jsonl");
-    let auditor = Auditor::from_config(Audit {
-        path: path.clone(),
-        ..Audit::default()
-    })
-    .unwrap();
-    let hooks = Hooks::builder()
-        .state(auditor)
-        .only([
-            "audit::no_drops",
-            "audit::pin_host",
-            "hooks_std::audit::gate",
-            "hooks_std::audit::denied",
-            "hooks_std::audit::completed",
-        ])
-        .build()
-        .unwrap();
+    let hooks = audited(&path, &["audit::no_drops", "audit::pin_host"]);
     let session = Session::new("sess-9")
         .with_user("dana")
         .sub_agent("researcher");
