@@ -106,9 +106,10 @@ async def run(script):
     }
 
 
-def main():
+def main(run=run, name="drive.py"):
+    """Runs the script named on the command line with `run` and prints the transcript."""
     if len(sys.argv) != 2:
-        sys.exit("usage: drive.py SCRIPT.json")
+        sys.exit(f"usage: {name} SCRIPT.json")
     with open(sys.argv[1], encoding="utf-8") as file:
         script = json.load(file)
     transcript = anyio.run(run, script)

@@ -10,21 +10,13 @@ after the other. A step is {"list_tools": true} or {"call": NAME, "arguments":
 everything else goes to stderr.
 """
 
-import json
-import sys
-
-import anyio
 import mcp.types as types
 from mcp import ClientSession, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
-# Bounds a single request, so a server that never answers fails the run with a
-# traceback instead of hanging until the caller's own timeout kills it silently.
-REQUEST_TIMEOUT_SECONDS = 30.0
-
-
-def dump(model):
-    return model.model_dump(by_alias=True, mode="json", exclude_none=True)
+# The stdio client's pieces: the request bound, the JSON form of results, and
+# the command line (this script's directory is on the import path).
+from drive import REQUEST_TIMEOUT_SECONDS, call_tool, dump, main
 
 
 async def run_step(session, step):
@@ -33,11 +25,7 @@ async def run_step(session, step):
             listed = await session.list_tools()
             return {"tools": [tool.name for tool in listed.tools]}
         if "call" in step:
-            result = await session.call_tool(step["call"], step.get("arguments", {}))
-            return {
-                "is_error": bool(result.is_error),
-                "content": [dump(block) for block in result.content],
-            }
+            return await call_tool(session, step["call"], step.get("arguments", {}))
     except MCPError as error:
         return {"protocol_error": error.message, "code": error.code}
     raise ValueError(f"unknown step {step!r}: expected {{\"list_tools\": true}} or {{\"call\": ...}}")
@@ -64,15 +52,5 @@ async def run(script):
     return {"sessions": [await run_session(script["url"], client_info, steps) for steps in script["sessions"]]}
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: http_drive.py SCRIPT.json")
-    with open(sys.argv[1], encoding="utf-8") as file:
-        script = json.load(file)
-    transcript = anyio.run(run, script)
-    json.dump(transcript, sys.stdout)
-    sys.stdout.write("\n")
-
-
 if __name__ == "__main__":
-    main()
+    main(run, "http_drive.py")
