@@ -17,10 +17,14 @@ fn scripts() -> PathBuf {
 
 /// A dispatcher with one command hook on `pre_tool_use`, declared in TOML.
 fn hooks_with(command: &str, extra: &str) -> Hooks {
-    let text = format!(
+    hooks_from(&format!(
         "[[hooks]]\nevent = \"pre_tool_use\"\nname = \"under_test\"\ncommand = {command}\n{extra}\n"
-    );
-    dispatcher(hooks_config::parse("test.toml", &text, false).unwrap())
+    ))
+}
+
+/// A dispatcher with the hooks a TOML text declares.
+fn hooks_from(text: &str) -> Hooks {
+    dispatcher(hooks_config::parse("test.toml", text, false).unwrap())
 }
 
 fn script(name: &str) -> String {
@@ -344,7 +348,7 @@ async fn shell_form_runs_only_when_asked() {
 fn a_block_on_an_event_that_cannot_block_is_logged_not_lost() {
     let text = "[[hooks]]\nevent = \"session_start\"\nname = \"gatekeeper\"\n\
                 command = [\"bash\", \"-c\", \"cat > /dev/null; echo 'not on a Friday' >&2; exit 2\"]\n";
-    let hooks = dispatcher(hooks_config::parse("test.toml", text, false).unwrap());
+    let hooks = hooks_from(text);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -399,7 +403,7 @@ event = "PostToolUseFailure"
 name = "names_the_event"
 command = ["python3", "-c", "import json,sys; i=json.load(sys.stdin); print(json.dumps({'hookSpecificOutput': {'additionalContext': i['hook_event_name'] + ': ' + i['error']}}))"]
 "#;
-    let hooks = dispatcher(hooks_config::parse("test.toml", text, false).unwrap());
+    let hooks = hooks_from(text);
     let mut ctx = PostToolUseFailure::new(
         &Session::new("s"),
         "sql_query",
@@ -425,7 +429,7 @@ event = "pre_tool_use"
 name = "tool_note"
 command = ["sh", "-c", "cat > /dev/null; echo 'printed, not context'"]
 "#;
-    let hooks = dispatcher(hooks_config::parse("test.toml", text, false).unwrap());
+    let hooks = hooks_from(text);
     let session = Session::new("s");
     let mut prompt = UserPromptSubmit::new(&session, "hi");
     assert!(hooks.dispatch(&mut prompt).await.is_continue());
@@ -444,7 +448,7 @@ event = "post_tool_use"
 name = "scrub"
 command = ["python3", "-c", "import json,sys; i=json.load(sys.stdin); r=i['tool_response']; r['token']='[scrubbed]'; print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PostToolUse', 'updatedToolOutput': r}}))"]
 "#;
-    let hooks = dispatcher(hooks_config::parse("test.toml", text, false).unwrap());
+    let hooks = hooks_from(text);
     let mut post = PostToolUse::new(
         &Session::new("s"),
         "login",
@@ -468,7 +472,7 @@ event = "pre_tool_use"
 name = "who"
 command = ["python3", "-c", "import json,sys; i=json.load(sys.stdin); print(json.dumps({'hookSpecificOutput': {'additionalContext': str(i.get('agent_id')) + '/' + str(i.get('parent_agent_id'))}}))"]
 "#;
-    let hooks = dispatcher(hooks_config::parse("test.toml", text, false).unwrap());
+    let hooks = hooks_from(text);
     let main = Session::new("s");
     let mut top = PreToolUse::new(&main, "Bash", json!({}));
     let _ = hooks.dispatch(&mut top).await;
@@ -496,7 +500,7 @@ event = "stop"
 name = "read_transcript"
 command = ["python3", "-c", "import json,sys; i=json.load(sys.stdin); last=open(i['transcript_path']).read(); print(json.dumps({} if 'tests pass' in last else {'decision': 'block', 'reason': 'run the tests (' + i['permission_mode'] + ')'}))"]
 "#;
-    let hooks = dispatcher(hooks_config::parse("test.toml", text, false).unwrap());
+    let hooks = hooks_from(text);
     let session = Session::new("s")
         .with_metadata("transcript_path", transcript.display().to_string())
         .with_metadata("permission_mode", "acceptEdits");
@@ -519,7 +523,7 @@ event = "pre_tool_use"
 name = "halt"
 command = ["sh", "-c", "cat > /dev/null; echo '{\"continue\": false, \"reason\": \"budget spent\"}'"]
 "#;
-    let hooks = dispatcher(hooks_config::parse("test.toml", text, false).unwrap());
+    let hooks = hooks_from(text);
     let outcome = hooks
         .dispatch(&mut PreToolUse::new(&Session::new("s"), "Bash", json!({})))
         .await;
