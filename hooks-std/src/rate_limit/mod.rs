@@ -11,10 +11,15 @@
 //! Exact under concurrency: the store admits atomically per bucket, so no
 //! interleaving admits more calls than the limit. Buckets live in memory
 //! ([`MemoryStore`], bounded: [`RateLimit::max_buckets`]) behind the [`Store`] trait, whose answers may come later
-//! (a network store), so a shared store can follow. An admitted call counted
-//! in memory allocates nothing (unless a rule keys on a metadata value that
-//! is not a string: its JSON text is formatted per call). A store that
-//! cannot answer denies the call.
+//! (a network store). An admitted call counted in memory allocates nothing
+//! (unless a rule keys on a metadata value that is not a string: its JSON
+//! text is formatted per call). A store that cannot answer denies the call.
+//!
+//! A hook run as a new process per event (a Claude Code command hook)
+//! counts in a SQLite file instead ([`RateLimit::database`], a
+//! [`SqliteStore`]): every process naming the file shares its buckets, by
+//! wall-clock time ([`WallClock`]), so a hundred processes racing for a
+//! burst of ten admit exactly ten.
 //!
 //! The rules and their store are a [`RateLimiter`], state of the dispatcher
 //! that runs the hook (`.state(RateLimiter::new(config)?)`, or
@@ -42,10 +47,12 @@
 //! ```
 
 mod gcra;
+mod sqlite;
 mod store;
 
 use std::borrow::Cow;
 use std::fmt::{self, Write as _};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -54,9 +61,10 @@ use hooks_core::{Deferred, Matcher, Refusal, ToolCall};
 use serde::{Deserialize, Serialize};
 
 pub use gcra::Limit;
+pub use sqlite::{BUSY_TIMEOUT, SqliteStore};
 pub use store::{
     Admission, Clock, DEFAULT_MAX_BUCKETS, Key, MAX_KEY_PARTS, ManualClock, MemoryStore,
-    MonotonicClock, Part, Store, StoreError,
+    MonotonicClock, Part, Store, StoreError, WallClock,
 };
 
 use crate::config::ConfigError;
@@ -70,6 +78,11 @@ pub struct RateLimit {
     /// The most buckets the in-memory store holds (see [`MemoryStore`]):
     /// past it, calls for new keys wait until a bucket frees.
     pub max_buckets: usize,
+    /// Counts in this SQLite file, shared by every process that names it
+    /// (created if missing; see [`SqliteStore`]); the clock is then wall
+    /// time ([`WallClock`]) and `max_buckets` does not apply. A relative
+    /// path is from the working directory. Unset: in this process's memory.
+    pub database: Option<PathBuf>,
 }
 
 impl Default for RateLimit {
@@ -85,6 +98,7 @@ impl RateLimit {
         RateLimit {
             rules,
             max_buckets: DEFAULT_MAX_BUCKETS,
+            database: None,
         }
     }
 }
@@ -187,7 +201,9 @@ struct CompiledRule {
 const MAX_RULES: usize = 64;
 
 impl RateLimiter {
-    /// Checks and compiles the rules; counts in a fresh [`MemoryStore`] by the [`MonotonicClock`].
+    /// Checks and compiles the rules; counts in a fresh [`MemoryStore`] by
+    /// the [`MonotonicClock`], or, with a `database`, in that [`SqliteStore`]
+    /// by the [`WallClock`] (a file that cannot be opened is an error naming it).
     pub fn new(config: RateLimit) -> Result<Self, ConfigError> {
         if config.max_buckets == 0 {
             return Err(ConfigError::new(
@@ -232,14 +248,29 @@ impl RateLimiter {
                 })
             })
             .collect::<Result<_, _>>()?;
+        // The file last: a configuration with a bad rule creates no file.
+        let (store, clock): (Arc<dyn Store>, Arc<dyn Clock>) = match &config.database {
+            Some(path) => (
+                Arc::new(
+                    SqliteStore::open(path)
+                        .map_err(|error| ConfigError::new("rate-limit", error.to_string()))?,
+                ),
+                Arc::new(WallClock),
+            ),
+            None => (
+                Arc::new(MemoryStore::with_capacity(config.max_buckets)),
+                Arc::new(MonotonicClock),
+            ),
+        };
         Ok(RateLimiter {
             rules,
-            store: Arc::new(MemoryStore::with_capacity(config.max_buckets)),
-            clock: Arc::new(MonotonicClock),
+            store,
+            clock,
         })
     }
 
-    /// Counts in `store` instead.
+    /// Counts in `store` instead. A store shared by processes (a
+    /// [`SqliteStore`]) needs a clock they share: [`WallClock`].
     #[must_use]
     pub fn with_store(mut self, store: impl Store) -> Self {
         self.store = Arc::new(store);

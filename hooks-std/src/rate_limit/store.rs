@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::{Mutex, OnceLock, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use hashbrown::{DefaultHashBuilder, Equivalent, HashMap};
 use hooks_core::Deferred;
@@ -336,7 +336,9 @@ impl Store for MemoryStore {
 
 /// Where the limiter reads the time.
 pub trait Clock: Send + Sync + 'static {
-    /// Time since some fixed point; must never go backwards.
+    /// Time since some fixed point, the same for every limiter sharing a
+    /// store. It should not go backwards; if it does, buckets wait longer,
+    /// and no more calls are admitted (see [`WallClock`]).
     fn now(&self) -> Duration;
 }
 
@@ -350,6 +352,26 @@ impl Clock for MonotonicClock {
     fn now(&self) -> Duration {
         static START: OnceLock<Instant> = OnceLock::new();
         START.get_or_init(Instant::now).elapsed()
+    }
+}
+
+/// Time since the UNIX epoch, by the system clock: the same in every
+/// process on the machine, so the clock for a store they share
+/// ([`SqliteStore`](super::SqliteStore)).
+///
+/// The system clock can jump. Set back, buckets wait the extra time: GCRA
+/// admits a call only while the bucket is at most a burst ahead of now,
+/// so an earlier now admits fewer calls, never more than the limit over
+/// real time. Set forward, every bucket looks refilled: up to one extra
+/// burst per bucket. A clock before the epoch reads zero.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct WallClock;
+
+impl Clock for WallClock {
+    fn now(&self) -> Duration {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
     }
 }
 
