@@ -119,9 +119,9 @@ hooks_events::for_each_event!(contexts);
 
 pub use verdict::{
     Approval, ApprovalAnswer, ApprovalOutcome, ApprovalRecord, ApprovalRequest, Approver,
-    BoxFuture, Decision, Deferred, Denial, DenialCause, DenyDetails, HookError, HookOutput,
-    MessageLevel, Notes, ObserverOutput, Outcome, Refusal, Shadowed, StopCapped, UserMessage,
-    Verdict, Warning, Would, printable,
+    BoxFuture, Decision, Deferred, Denial, DenialCause, DenyDetails, EndSession, HookError,
+    HookOutput, MessageLevel, Notes, ObserverOutput, Outcome, Refusal, Shadowed, StopCapped,
+    UserMessage, Verdict, Warning, Would, printable,
 };
 
 #[cfg(feature = "macros")]

@@ -578,6 +578,44 @@ fn messages_and_warnings_are_collected_in_the_outcome_and_roles_kept_on_injectio
     assert!(outcome.notes().is_empty());
 }
 
+#[test]
+fn a_hook_can_end_the_session_and_a_shadow_hook_only_says_it_would() {
+    let hooks = Hooks::builder()
+        .without_linked()
+        .hook(
+            Hook::new("quota_watch", |ctx: &mut PreToolUse| {
+                ctx.end_session("would end: monthly quota used up");
+                Decision::Continue
+            })
+            .priority(-1)
+            .shadow(),
+        )
+        .hook(Hook::new("quota", |ctx: &mut PreToolUse| {
+            if ctx.tool() == "expensive" {
+                ctx.end_session("the monthly quota is used up");
+                ctx.end_session("a second reason is not kept");
+            }
+            Decision::Continue
+        }))
+        .build()
+        .unwrap();
+    let mut call = PreToolUse::new(&session(), "cheap", json!({}));
+    let outcome = block_on(hooks.dispatch(&mut call));
+    // The shadow hook's word is noted, not kept.
+    assert_eq!(outcome.end_session(), None);
+    assert!(outcome.shadowed().iter().any(|shadowed| matches!(
+        &shadowed.would,
+        Would::Rewrite { fields } if fields.contains(&"end_session")
+    )));
+    let mut call = PreToolUse::new(&session(), "expensive", json!({}));
+    let outcome = block_on(hooks.dispatch(&mut call));
+    let end = outcome.end_session().expect("the session ends");
+    assert_eq!(end.reason, "the monthly quota is used up");
+    assert_eq!(end.hook.as_ref().unwrap(), &"quota");
+    // Ending the session decides nothing about this call by itself.
+    assert!(outcome.is_continue());
+}
+
 #[pre_tool_use(group = "guards", matches = "deploy")]
 fn friday_deploys(ctx: &PreToolUse) -> Decision {
     if ctx.args()["day"] == "friday" {

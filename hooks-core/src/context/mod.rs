@@ -86,6 +86,16 @@ macro_rules! common {
                 self.trail.user_message(level, text.into());
             }
 
+            /// Says the whole session should end, not just this event (Claude
+            /// Code's `continue: false`): the outcome carries it
+            /// ([`Outcome::end_session`](crate::Outcome::end_session)) for the
+            /// integration to stop the agent, with `reason` for the person.
+            /// It decides nothing by itself: a guard that must also stop this
+            /// call denies it. The first hook to say so is kept.
+            pub fn end_session(&self, reason: impl Into<String>) {
+                self.trail.end_session(reason.into());
+            }
+
             /// What hooks noted so far: messages, warnings, shadow decisions.
             pub fn notes(&self) -> impl std::ops::Deref<Target = crate::verdict::Notes> + '_ {
                 self.trail.notes()

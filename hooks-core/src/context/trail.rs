@@ -10,7 +10,7 @@ use smallvec::SmallVec;
 use crate::name::HookName;
 use crate::verdict::HookError;
 use crate::verdict::{ApprovalRecord, Denial};
-use crate::verdict::{MessageLevel, Notes, UserMessage, Warning};
+use crate::verdict::{EndSession, MessageLevel, Notes, UserMessage, Warning};
 
 /// The default budget for context injected by all hooks of one event: 10 KiB.
 pub const DEFAULT_INJECTION_BUDGET: usize = 10 * 1024;
@@ -434,6 +434,17 @@ impl Trail {
             level,
             text,
         });
+    }
+
+    /// Records that the session should end; the first hook to say so is kept.
+    pub(crate) fn end_session(&self, reason: String) {
+        let mut notes = self.notes();
+        if notes.end_session.is_none() {
+            notes.end_session = Some(EndSession {
+                hook: self.current.clone(),
+                reason,
+            });
+        }
     }
 
     /// The notes so far.

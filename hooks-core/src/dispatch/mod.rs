@@ -113,10 +113,17 @@ pub(crate) fn conclude<C: Event>(ctx: &mut C, denial: Option<Denial>) -> Outcome
 pub(crate) async fn shadow<C: Event>(entry: &Entry<C>, ctx: &mut C, traced: bool) {
     let saved = ctx.__save();
     let mark = ctx.__trail().mark();
+    let session_end = ctx.__trail().notes_mut().end_session.clone();
     let verdict = run::run(entry, ctx, traced).await;
     ctx.__settle();
-    let fields = ctx.__trail().back_to(mark);
+    let mut fields = ctx.__trail().back_to(mark);
     ctx.__restore(saved);
+    // Ending the session is enforced too: a shadow hook's is noted, not kept.
+    let notes = ctx.__trail().notes_mut();
+    if notes.end_session != session_end {
+        notes.end_session = session_end;
+        fields.push("end_session");
+    }
     let hook = &entry.meta.name;
     let blocks = C::KIND.can_block();
     let would = match verdict {

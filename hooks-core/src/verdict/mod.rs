@@ -16,7 +16,9 @@ pub use approval::{ApprovalAnswer, ApprovalOutcome, ApprovalRecord, ApprovalRequ
 pub use decision::{Approval, Decision};
 pub use failure::HookError;
 pub(crate) use failure::{catch, catch_async, guard, within};
-pub use notes::{MessageLevel, Notes, Shadowed, StopCapped, UserMessage, Warning, Would};
+pub use notes::{
+    EndSession, MessageLevel, Notes, Shadowed, StopCapped, UserMessage, Warning, Would,
+};
 pub use outcome::{Denial, DenialCause, Outcome};
 pub use output::{BoxFuture, Deferred, HookOutput, ObserverOutput, Verdict};
 pub use printable::printable;

@@ -27,6 +27,11 @@ pub struct Notes {
     /// too many times in a row.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop_capped: Option<StopCapped>,
+    /// Set when a hook said the whole session should end
+    /// ([`end_session`](crate::PreToolUse::end_session)): the integration
+    /// stops the agent, with this reason for the person.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_session: Option<EndSession>,
 }
 
 impl Notes {
@@ -35,6 +40,7 @@ impl Notes {
         warnings: Vec::new(),
         shadowed: Vec::new(),
         stop_capped: None,
+        end_session: None,
     };
 
     /// Whether nothing was noted.
@@ -43,6 +49,7 @@ impl Notes {
             && self.warnings.is_empty()
             && self.shadowed.is_empty()
             && self.stop_capped.is_none()
+            && self.end_session.is_none()
     }
 }
 
@@ -134,4 +141,13 @@ pub struct StopCapped {
     pub reason: String,
     /// The cap: how many refusals in a row are allowed.
     pub cap: u32,
+}
+
+/// A hook's word that the session should end (Claude Code's `continue: false`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EndSession {
+    /// The hook that said so (`None` when the integration did).
+    pub hook: Option<HookName>,
+    /// Why, for the person (Claude Code's `stopReason`).
+    pub reason: String,
 }

@@ -11,7 +11,7 @@ use crate::name::HookName;
 use crate::verdict::ApprovalOutcome;
 use crate::verdict::HookError;
 use crate::verdict::refusal::DenyDetails;
-use crate::verdict::{Notes, Shadowed, StopCapped, UserMessage, Warning};
+use crate::verdict::{EndSession, Notes, Shadowed, StopCapped, UserMessage, Warning};
 
 /// What dispatching an event came to: whether a hook stopped the call (and
 /// why), and what hooks noted on the way — messages for the person,
@@ -106,6 +106,12 @@ impl Outcome {
     /// Set when a stop went through because it had been refused too many times in a row.
     pub fn stop_capped(&self) -> Option<&StopCapped> {
         self.notes().stop_capped.as_ref()
+    }
+
+    /// Set when a hook said the session should end ([`EndSession`]): stop
+    /// the agent after this event, telling the person the reason.
+    pub fn end_session(&self) -> Option<&EndSession> {
+        self.notes().end_session.as_ref()
     }
 }
 
