@@ -56,6 +56,7 @@ pub struct HooksBuilder {
     shadow_groups: BTreeSet<String>,
     tools: Option<Vec<String>>,
     states: StateMap,
+    skipped: Vec<String>,
 }
 
 impl Hooks {
@@ -76,6 +77,7 @@ impl Hooks {
             shadow_groups: BTreeSet::new(),
             tools: None,
             states: StateMap::default(),
+            skipped: Vec::new(),
         }
     }
 }
@@ -322,6 +324,20 @@ impl HooksBuilder {
         self
     }
 
+    /// Records something a configuration file asked for that this dispatcher
+    /// does not run (a hook for an event it lacks, say), so that
+    /// [`describe`](Hooks::describe) lists it with its file and line instead
+    /// of it vanishing. It changes nothing else.
+    pub fn skipped(
+        mut self,
+        file: impl std::fmt::Display,
+        line: u32,
+        what: impl std::fmt::Display,
+    ) -> Self {
+        self.skipped.push(format!("{file}:{line}: {what}"));
+        self
+    }
+
     /// Builds the dispatcher, or reports every problem found.
     pub fn build(mut self) -> Result<Hooks, BuildError> {
         let mut tables = Tables::default();
@@ -363,6 +379,7 @@ impl HooksBuilder {
                 stop_denial_cap: self.stop_denial_cap,
                 tools: self.tools.unwrap_or_default(),
                 states: self.states,
+                skipped: self.skipped,
             }),
         })
     }

@@ -32,6 +32,9 @@ pub struct Description {
     /// Per tool, when the builder was told the agent's tools.
     #[serde(skip)]
     tools: Vec<ToolHooks>,
+    /// What a configuration asked for that was left out, as `file:line: what`.
+    #[serde(skip)]
+    skipped: Vec<String>,
 }
 
 /// The hooks that run on one tool's calls, as [`Description::tools`] lists them.
@@ -89,7 +92,7 @@ pub struct HookInfo {
 }
 
 impl Description {
-    pub(crate) fn of(tables: &Tables, tools: &[String]) -> Self {
+    pub(crate) fn of(tables: &Tables, tools: &[String], skipped: &[String]) -> Self {
         let hooks = tables
             .metas()
             .map(|(event, meta)| HookInfo {
@@ -131,7 +134,11 @@ impl Description {
                     .collect(),
             })
             .collect();
-        Description { hooks, tools }
+        Description {
+            hooks,
+            tools,
+            skipped: skipped.to_vec(),
+        }
     }
 
     /// For each of the agent's tools (given to
@@ -155,6 +162,26 @@ impl Description {
     /// ```
     pub fn tools(&self) -> &[ToolHooks] {
         &self.tools
+    }
+
+    /// What configurations asked for that this dispatcher does not run (given to
+    /// [`HooksBuilder::skipped`](crate::HooksBuilder::skipped)), each as
+    /// `file:line: what`, in the order given. Not part of [`to_json`](Self::to_json).
+    ///
+    /// ```
+    /// use hooks_core::prelude::*;
+    ///
+    /// let hooks = Hooks::builder()
+    ///     .without_linked()
+    ///     .skipped("settings.json", 3, "`Notification` hooks: no such event")
+    ///     .build()
+    ///     .unwrap();
+    /// let description = hooks.describe();
+    /// assert_eq!(description.skipped(), ["settings.json:3: `Notification` hooks: no such event"]);
+    /// assert!(description.to_string().contains("skipped settings.json:3: `Notification`"));
+    /// ```
+    pub fn skipped(&self) -> &[String] {
+        &self.skipped
     }
 
     /// The hooks, event by event in lifecycle order, each event in dispatch order.
@@ -273,6 +300,41 @@ impl fmt::Display for Description {
             };
             writeln!(f, "tool {}: {hooks}", tool.tool)?;
         }
+        for skipped in &self.skipped {
+            writeln!(f, "skipped {skipped}")?;
+        }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Hook, Hooks, PreToolUse};
+
+    #[test]
+    fn skipped_entries_are_listed_after_the_hooks_and_not_in_json() {
+        let hooks = Hooks::builder()
+            .without_linked()
+            .hook(Hook::<PreToolUse>::new("guard", |_: &mut PreToolUse| {}))
+            .skipped("a.json", 3, "`Notification` hooks: skipped")
+            .skipped("b.json", 9, "`async` hook: skipped")
+            .build()
+            .unwrap();
+        let description = hooks.describe();
+        assert_eq!(
+            description.skipped(),
+            [
+                "a.json:3: `Notification` hooks: skipped",
+                "b.json:9: `async` hook: skipped"
+            ]
+        );
+        let text = description.to_string();
+        let guard = text.find("guard").unwrap();
+        let first = text.find("skipped a.json:3: `Notification`").unwrap();
+        assert!(
+            guard < first && first < text.find("skipped b.json:9").unwrap(),
+            "{text}"
+        );
+        assert_eq!(description.to_json().as_array().map(Vec::len), Some(1));
     }
 }

@@ -47,12 +47,14 @@ pub(crate) struct Inner {
     /// The agent's tools, if the builder was told them.
     pub(crate) tools: Vec<String>,
     pub(crate) states: StateMap,
+    /// What configurations asked for and this dispatcher left out (`file:line: what`).
+    pub(crate) skipped: Vec<String>,
 }
 
 impl Hooks {
     /// Lists the hooks of this dispatcher, in dispatch order.
     pub fn describe(&self) -> Description {
-        Description::of(&self.inner.tables, &self.inner.tools)
+        Description::of(&self.inner.tables, &self.inner.tools, &self.inner.skipped)
     }
 
     /// How many hooks this dispatcher runs on `C`'s event (before matching).
