@@ -9,7 +9,9 @@
 //! `permission_mode` and `model` when the host puts them in the session's
 //! metadata ([`HOST_FIELDS`]).
 //!
-//! Output, as JSON: `continue: false` with `stopReason`; `decision: "block"`
+//! Output, as JSON: `continue: false` with `stopReason` (the session ends:
+//! [`Outcome::end_session`](hooks_core::Outcome::end_session), and this event
+//! is blocked); `suppressOutput` (the hook's stdout is not logged); `decision: "block"`
 //! with `reason`; `hookSpecificOutput.permissionDecision` (`allow`, `deny`,
 //! `ask`) with `permissionDecisionReason`; `hookSpecificOutput.updatedInput`;
 //! `hookSpecificOutput.additionalContext`; `hookSpecificOutput.updatedToolOutput`
@@ -114,6 +116,11 @@ pub struct Reply {
     pub updated_output: Option<Value>,
     /// A message for the person, not the model (`systemMessage`).
     pub message: Option<String>,
+    /// End the whole session with this reason (`continue: false` and its
+    /// `stopReason`); the current call is blocked too ([`block`](Self::block)).
+    pub end_session: Option<String>,
+    /// Keep the hook's stdout out of logs and transcripts (`suppressOutput`).
+    pub suppress_output: bool,
 }
 
 /// The JSON a hook may print (exit 0) or return (HTTP 2xx). Unknown fields are ignored.
@@ -126,6 +133,8 @@ struct HookJson {
     decision: Option<String>,
     reason: Option<String>,
     system_message: Option<String>,
+    #[serde(default)]
+    suppress_output: bool,
     hook_specific_output: Option<Specific>,
 }
 
@@ -169,17 +178,19 @@ pub(crate) fn parse_output(text: &str) -> Result<Reply, HookError> {
     })?;
     let mut reply = Reply {
         message: output.system_message,
+        suppress_output: output.suppress_output,
         ..Reply::default()
     };
     if output.keep_going == Some(false) {
         // Claude Code's reason is `stopReason`; a script that wrote only
         // `reason` meant that one, not a stock sentence.
-        reply.block = Some(
-            output
-                .stop_reason
-                .or_else(|| output.reason.clone())
-                .unwrap_or_else(|| "the hook said not to continue".to_owned()),
-        );
+        let reason = output
+            .stop_reason
+            .or_else(|| output.reason.clone())
+            .unwrap_or_else(|| "the hook said not to continue".to_owned());
+        // The session ends, and nothing more of this event goes ahead.
+        reply.block = Some(reason.clone());
+        reply.end_session = Some(reason);
     }
     match output.decision.as_deref() {
         None | Some("approve" | "allow") => {}
@@ -233,10 +244,15 @@ macro_rules! tell_and_inject {
         if let Some(message) = $reply.message.take() {
             $ctx.user_message(MessageLevel::Warning, message);
         }
+        if let Some(reason) = $reply.end_session.take() {
+            $ctx.end_session(reason);
+        }
         if let Some(context) = $reply.context.take() {
             $ctx.inject(context);
         }
-        if let Some(text) = $reply.text.take() {
+        if let Some(text) = $reply.text.take()
+            && !$reply.suppress_output
+        {
             tracing::debug!(
                 event = Self::NAME,
                 %text,
@@ -455,6 +471,9 @@ impl ProtocolEvent for SessionEnd {
         if let Some(message) = reply.message.take() {
             self.user_message(MessageLevel::Warning, message);
         }
+        if let Some(reason) = reply.end_session.take() {
+            self.end_session(reason);
+        }
         // Nothing to inject into at the end; a block is still passed on.
         Ok(decide(reply))
     }
@@ -515,6 +534,10 @@ mod tests {
         assert_eq!(block.block.as_deref(), Some("tests first"));
         let stop = parse_output(r#"{"continue": false, "stopReason": "quota"}"#).unwrap();
         assert_eq!(stop.block.as_deref(), Some("quota"));
+        assert_eq!(stop.end_session.as_deref(), Some("quota"));
+        assert!(!stop.suppress_output);
+        let quiet = parse_output(r#"{"suppressOutput": true}"#).unwrap();
+        assert!(quiet.suppress_output && quiet.end_session.is_none());
         let rewrite = parse_output(r#"{"hookSpecificOutput": {"updatedInput": {"a": 1}, "additionalContext": "ctx"}, "suppressOutput": true}"#).unwrap();
         assert_eq!(
             (rewrite.updated_input, rewrite.context.as_deref()),
