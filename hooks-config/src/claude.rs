@@ -1,26 +1,58 @@
-//! Claude Code's `settings.json`: its `hooks` block loads as it is, so hook
-//! scripts written for Claude Code run unchanged.
+//! Claude Code's `settings.json`, a Claude Code plugin's `hooks/hooks.json`
+//! and Codex's `hooks.json` (`~/.codex/hooks.json`, `.codex/hooks.json`):
+//! their `hooks` block (event → matcher groups → handlers) loads as it is,
+//! so hook scripts written for Claude Code or Codex run unchanged.
 //!
 //! ```json
-//! {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+//! {"env": {"LOG_LEVEL": "debug"},
+//!  "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
 //!     {"type": "command", "command": "python3 \"$CLAUDE_PROJECT_DIR\"/hooks/block_rm.py", "timeout": 10}
 //! ]}]}}
 //! ```
 //!
 //! Commands run through `sh -c`, as Claude Code runs them, with
-//! `CLAUDE_PROJECT_DIR` set to the working directory. Matchers are Claude
-//! Code's: empty or `*` for every tool, names and `a|b` alternatives, and
-//! `prefix.*`; a matcher using more of a regular expression than that is an
-//! error, not a hook that silently never runs.
+//! `CLAUDE_PROJECT_DIR` set to the working directory, the file's `env` block,
+//! `CLAUDE_PLUGIN_ROOT` (the directory holding `hooks/`) for a plugin's
+//! `hooks/hooks.json`, and on `SessionStart` a `CLAUDE_ENV_FILE` the hook may
+//! write `export VAR=value` lines to: those variables are then set for every
+//! later command hook of the dispatcher the file was applied to.
+//!
+//! Matchers are Claude Code's (see `claude_matcher`): names (`Edit|Write`)
+//! match exactly, anything else is a regular expression (`mcp__.*__write.*`);
+//! on `SessionStart` they match the source, on `PreCompact` the trigger, on
+//! `SessionEnd` the reason, on `SubagentStart` the agent type. An invalid
+//! regular expression is an error naming its line.
+//!
+//! Handler fields: `type` (`command` or `prompt`), `command`, `prompt`,
+//! `timeout` (seconds; Codex's `timeoutSec` too), `statusMessage` (accepted,
+//! not shown: there is no spinner here), `onError` (ours, below). Handlers
+//! with `"async": true` (run in the background, answer ignored) or
+//! `"once": true` are not implemented: each is skipped, named in
+//! `Config::skipped` and `describe()` with its line (refused by `load_strict`),
+//! as are entries for events this project lacks and matchers on events that
+//! have nothing to match (`Stop`, `UserPromptSubmit`, `SubagentStop`).
+//!
+//! **A deliberate difference from Claude Code:** there, a hook that crashes,
+//! times out or exits with a code other than 0 or 2 is a non-blocking error and
+//! the tool call goes ahead. Here guards fail closed: on `PreToolUse` (and
+//! the other events that can block) a failing hook denies the call. To get
+//! Claude Code's behaviour, say so per handler with `"onError": "continue"`
+//! (or `"on_error"`), or for the whole file with a top-level
+//! `"hooksOnError": "continue"`; `"deny"` is the default. The per-handler
+//! key is the safe one in a file Claude Code or Codex reads too: both ignore
+//! unknown handler fields, while Codex refuses unknown top-level keys (and
+//! Claude Code's settings validation may flag one).
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hooks_core::Matcher;
+use hooks_core::{EventKind, OnError};
 use serde::Deserialize;
 
 use crate::Problems;
+use crate::claude_matcher::{self, Gate, Matching, Unusable};
 use crate::command::CommandHook;
 use crate::declared::{Declared, Mode};
 use crate::toml_file::{line_of, parse_event};
@@ -29,6 +61,11 @@ use crate::toml_file::{line_of, parse_event};
 struct Settings {
     #[serde(default)]
     hooks: BTreeMap<String, Vec<Group>>,
+    /// Claude Code sets these for the session; here, for each command hook of the file.
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    #[serde(rename = "hooksOnError")]
+    hooks_on_error: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -45,31 +82,49 @@ struct Entry {
     command: Option<String>,
     prompt: Option<String>,
     timeout: Option<u64>,
+    /// Codex's name for `timeout`.
+    #[serde(rename = "timeoutSec")]
+    timeout_sec: Option<u64>,
+    #[serde(rename = "async")]
+    run_async: Option<bool>,
+    once: Option<bool>,
+    #[serde(rename = "onError", alias = "on_error")]
+    on_error: Option<String>,
 }
 
-/// Parses a `settings.json`; every problem is collected with its line.
-/// Entries for events this project lacks go to `skipped` (with a warning)
-/// when it is given, and are problems when not (strict).
+/// An entry left out, with why.
+pub(crate) struct Skipped {
+    pub(crate) line: u32,
+    pub(crate) what: String,
+}
+
+/// Where the file's entries are skipped to: `None` when strict (each is a problem).
+type SkipTo<'a> = Option<&'a mut Vec<Skipped>>;
+
+/// Parses a settings or hooks file; every problem is collected with its line.
+/// Entries this project cannot run go to `skipped` (with a warning) when it
+/// is given, and are problems when not (strict). `plugin_root` is set for a
+/// plugin's `hooks/hooks.json`.
 pub(crate) fn parse(
     file: &Arc<str>,
     text: &str,
+    plugin_root: Option<&Path>,
     problems: &mut Problems,
-    mut skipped: Option<&mut Vec<String>>,
+    mut skipped: SkipTo<'_>,
 ) -> Vec<Declared> {
-    let settings: Settings = match crate::strict_json::from_str(text) {
-        Ok(settings) => settings,
-        Err(error) => {
-            // At the end of the text, the last line that has any.
-            let line = error.line().min(text.lines().count().max(1));
-            problems.push(
-                file,
-                u32::try_from(line).unwrap_or(0),
-                None,
-                format!("not valid settings JSON: {error}"),
-            );
-            return Vec::new();
-        }
+    let Some(settings) = read(file, text, problems) else {
+        return Vec::new();
     };
+    let file_on_error = settings.hooks_on_error.as_deref().and_then(|value| {
+        on_error(value)
+            .map_err(|error| {
+                let line = text
+                    .find("\"hooksOnError\"")
+                    .map_or(1, |at| line_of(text, at));
+                problems.push(file, line, None, format!("`hooksOnError`: {error}"));
+            })
+            .ok()
+    });
     let mut declared = Vec::new();
     let hooks_at = text.find("\"hooks\"").unwrap_or(0);
     for (event_name, groups) in settings.hooks {
@@ -80,10 +135,12 @@ pub(crate) fn parse(
         };
         let event_line = lines.find(&event_name).unwrap_or(1);
         let Ok(event) = parse_event(&event_name) else {
-            unknown_event(
+            let what = no_counterpart(&event_name);
+            skip(
                 file,
                 event_line,
-                &event_name,
+                None,
+                what,
                 problems,
                 skipped.as_deref_mut(),
             );
@@ -95,48 +152,45 @@ pub(crate) fn parse(
             } else {
                 lines.find(&group.matcher).unwrap_or(event_line)
             };
-            let matcher = match convert_matcher(&group.matcher) {
-                Ok(matcher) => matcher,
-                Err(error) => {
-                    problems.push(
-                        file,
-                        matcher_line,
-                        None,
-                        format!("{event_name} matcher \"{}\": {error}", group.matcher),
-                    );
-                    continue;
-                }
-            };
-            if matcher.is_some() && !event.has_tool() {
-                problems.push(
-                    file,
-                    event_line,
-                    None,
-                    format!("{event_name} hooks take no matcher (\"{}\")", group.matcher),
-                );
-                continue;
-            }
+            let matching = group_matching(
+                (file, matcher_line),
+                event,
+                &event_name,
+                &group.matcher,
+                problems,
+                skipped.as_deref_mut(),
+            );
             for (index, entry) in group.hooks.into_iter().enumerate() {
+                // Found even for a group that is not loaded, so later lines stay right.
                 let line = entry
                     .command
                     .as_deref()
                     .or(entry.prompt.as_deref())
                     .and_then(|value| lines.find(value))
                     .unwrap_or(event_line);
-                let name = format!("{file}:{line} ({event_name}[{group_index}].hooks[{index}])");
-                if entry.timeout == Some(0) {
-                    problems.push(file, line, Some(&name), "`timeout` is 0: the hook could never finish, so every call would fail; give seconds, e.g. 10".to_owned());
+                let Some((matcher, gate)) = &matching else {
                     continue;
-                }
-                let timeout = Duration::from_secs(entry.timeout.unwrap_or(60));
-                let mode = match (entry.kind.as_str(), entry.command, entry.prompt) {
-                    ("command", Some(command), _) => Mode::Command(CommandHook::shell(command)),
-                    ("prompt", _, Some(prompt)) => Mode::Prompt {
-                        model: "default".to_owned(),
-                        text: prompt,
-                    },
-                    (kind, _, _) => {
-                        problems.push(file, line, Some(&name), format!("a hook of type \"{kind}\" needs its `command` (or `prompt`); types are \"command\" and \"prompt\""));
+                };
+                let name = format!("{file}:{line} ({event_name}[{group_index}].hooks[{index}])");
+                let at = At {
+                    file,
+                    line,
+                    name: &name,
+                };
+                let Some(meta) = entry_meta(
+                    &entry,
+                    event,
+                    file_on_error,
+                    &at,
+                    problems,
+                    skipped.as_deref_mut(),
+                ) else {
+                    continue;
+                };
+                let mode = match mode(entry, &settings.env, plugin_root) {
+                    Ok(mode) => mode,
+                    Err(error) => {
+                        problems.push(file, line, Some(&name), error);
                         continue;
                     }
                 };
@@ -144,11 +198,12 @@ pub(crate) fn parse(
                     event,
                     name,
                     matcher: matcher.clone(),
+                    gate: gate.clone(),
                     priority: 0,
                     group: None,
-                    on_error: None,
+                    on_error: meta.on_error,
                     shadow: false,
-                    timeout,
+                    timeout: meta.timeout,
                     mode,
                     file: Arc::clone(file),
                     line,
@@ -157,6 +212,197 @@ pub(crate) fn parse(
         }
     }
     declared
+}
+
+fn no_counterpart(event_name: &str) -> String {
+    format!(
+        "`{event_name}` hooks have no counterpart here (events: SessionStart, UserPromptSubmit, \
+         PreModelRequest, PostModelResponse, PreToolUse, PostToolUse, PostToolUseFailure, \
+         SubagentStart, SubagentStop, PreCompact, Stop, SessionEnd)"
+    )
+}
+
+/// The settings in `text`, or `None` with the problem recorded.
+fn read(file: &Arc<str>, text: &str, problems: &mut Problems) -> Option<Settings> {
+    crate::strict_json::from_str(text)
+        .map_err(|error| {
+            // At the end of the text, the last line that has any.
+            let line = error.line().min(text.lines().count().max(1));
+            let line = u32::try_from(line).unwrap_or(0);
+            problems.push(
+                file,
+                line,
+                None,
+                format!("not valid settings JSON: {error}"),
+            );
+        })
+        .ok()
+}
+
+/// A group's matcher as the dispatcher's pattern and the hooks' gate; `None`
+/// if the group is not loaded (a problem, or skipped).
+fn group_matching(
+    (file, line): (&Arc<str>, u32),
+    event: EventKind,
+    event_name: &str,
+    matcher: &str,
+    problems: &mut Problems,
+    skipped: SkipTo<'_>,
+) -> Option<(Option<String>, Option<Gate>)> {
+    match claude_matcher::parse(event, matcher) {
+        Ok(Matching::All) => Some((None, None)),
+        Ok(Matching::Pattern(pattern)) => Some((Some(pattern), None)),
+        Ok(Matching::Gate(gate)) => Some((None, Some(gate))),
+        Err(Unusable::Invalid(error)) => {
+            let what = format!("{event_name} matcher \"{matcher}\" {error}");
+            problems.push(file, line, None, what);
+            None
+        }
+        Err(Unusable::NoSubject(what)) => {
+            let what = format!("{event_name} {what}");
+            skip(file, line, None, what, problems, skipped);
+            None
+        }
+    }
+}
+
+/// What an entry runs: a command gets the file's `env` block and, in a
+/// plugin, `CLAUDE_PLUGIN_ROOT`.
+fn mode(
+    entry: Entry,
+    env: &BTreeMap<String, String>,
+    plugin_root: Option<&Path>,
+) -> Result<Mode, String> {
+    match (entry.kind.as_str(), entry.command, entry.prompt) {
+        ("command", Some(command), _) => {
+            let mut command = CommandHook::shell(command);
+            for (key, value) in env {
+                command = command.env(key, value);
+            }
+            if let Some(root) = plugin_root {
+                command = command.env("CLAUDE_PLUGIN_ROOT", root.display().to_string());
+            }
+            Ok(Mode::Command(command))
+        }
+        ("prompt", _, Some(prompt)) => Ok(Mode::Prompt {
+            model: "default".to_owned(),
+            text: prompt,
+        }),
+        (kind, _, _) => Err(format!(
+            "a hook of type \"{kind}\" needs its `command` (or `prompt`); types are \"command\" and \"prompt\""
+        )),
+    }
+}
+
+/// Where an entry is, for its problems.
+struct At<'a> {
+    file: &'a Arc<str>,
+    line: u32,
+    name: &'a str,
+}
+
+/// An entry's timeout and failure policy.
+struct Meta {
+    timeout: Duration,
+    on_error: Option<OnError>,
+}
+
+/// Checks an entry's fields other than what it runs: `None` if it is not loaded
+/// (skipped, or a problem recorded).
+fn entry_meta(
+    entry: &Entry,
+    event: EventKind,
+    file_on_error: Option<OnError>,
+    at: &At<'_>,
+    problems: &mut Problems,
+    skipped: SkipTo<'_>,
+) -> Option<Meta> {
+    let (file, line, name) = (at.file, at.line, Some(at.name));
+    let unsupported = if entry.run_async == Some(true) {
+        Some(
+            "`\"async\": true` (Claude Code runs it in the background and ignores its answer) is not implemented here",
+        )
+    } else if entry.once == Some(true) {
+        Some("`\"once\": true` (run once per session) is not implemented here")
+    } else {
+        None
+    };
+    if let Some(unsupported) = unsupported {
+        skip(
+            file,
+            line,
+            name,
+            format!("hook {}: {unsupported}", at.name),
+            problems,
+            skipped,
+        );
+        return None;
+    }
+    let seconds = match (entry.timeout, entry.timeout_sec) {
+        (Some(_), Some(_)) => {
+            problems.push(
+                file,
+                line,
+                name,
+                "`timeout` and `timeoutSec` are the same setting; give one",
+            );
+            return None;
+        }
+        (Some(0), None) | (None, Some(0)) => {
+            problems.push(file, line, name, "`timeout` is 0: the hook could never finish, so every call would fail; give seconds, e.g. 10");
+            return None;
+        }
+        (seconds, None) | (None, seconds) => seconds.unwrap_or(60),
+    };
+    let on_error = match entry.on_error.as_deref().map(on_error) {
+        None => file_on_error
+            .filter(|on_error| *on_error == OnError::Continue || event.can_fail_closed()),
+        Some(Ok(OnError::Deny)) if !event.can_fail_closed() => {
+            problems.push(file, line, name, format!("`onError: \"deny\"` is not possible on {event}: that event can neither block nor withhold its output"));
+            return None;
+        }
+        Some(Ok(on_error)) => Some(on_error),
+        Some(Err(error)) => {
+            problems.push(file, line, name, format!("`onError`: {error}"));
+            return None;
+        }
+    };
+    Some(Meta {
+        timeout: Duration::from_secs(seconds),
+        on_error,
+    })
+}
+
+fn on_error(value: &str) -> Result<OnError, String> {
+    match value {
+        "deny" => Ok(OnError::Deny),
+        "continue" => Ok(OnError::Continue),
+        other => Err(format!("\"deny\" or \"continue\", not \"{other}\"")),
+    }
+}
+
+/// Something this project cannot run: skipped, with a warning and its line
+/// in `skipped`, or — strict, no `skipped` — a problem.
+fn skip(
+    file: &Arc<str>,
+    line: u32,
+    hook: Option<&str>,
+    what: String,
+    problems: &mut Problems,
+    skipped: SkipTo<'_>,
+) {
+    match skipped {
+        Some(skipped) => {
+            tracing::warn!(file = %file, line, "{what}: skipped");
+            skipped.push(Skipped { line, what });
+        }
+        None => problems.push(
+            file,
+            line,
+            hook,
+            format!("{what}; remove it from this file or keep it in one only Claude Code reads"),
+        ),
+    }
 }
 
 /// Where string values are in the text, which `serde_json` does not keep.
@@ -175,70 +421,5 @@ impl Lines<'_> {
         let at = self.from + self.text.get(self.from..)?.find(&quoted)?;
         self.from = at + quoted.len();
         Some(line_of(self.text, at))
-    }
-}
-
-/// Claude Code's matcher as our pattern: `None` matches every tool.
-fn convert_matcher(matcher: &str) -> Result<Option<String>, String> {
-    let matcher = matcher.trim();
-    if matcher.is_empty() || matcher == "*" || matcher == ".*" {
-        return Ok(None);
-    }
-    let pattern = matcher
-        .split('|')
-        .map(|part| part.trim().replace(".*", "*"))
-        .collect::<Vec<_>>()
-        .join("|");
-    Matcher::parse(&pattern)
-        .map(|_| Some(pattern))
-        .map_err(|error| format!("cannot be expressed as a tool pattern ({error})"))
-}
-
-/// An entry for an event this project lacks: skipped, with a warning and
-/// its line in `skipped`, or — strict, no `skipped` — a problem.
-fn unknown_event(
-    file: &Arc<str>,
-    line: u32,
-    event_name: &str,
-    problems: &mut Problems,
-    skipped: Option<&mut Vec<String>>,
-) {
-    let what = format!(
-        "`{event_name}` hooks have no counterpart here (events: SessionStart, UserPromptSubmit, \
-         PreModelRequest, PostModelResponse, PreToolUse, PostToolUse, PostToolUseFailure, \
-         SubagentStart, SubagentStop, PreCompact, Stop, SessionEnd)"
-    );
-    match skipped {
-        Some(skipped) => {
-            tracing::warn!(file = %file, line, "{what}: skipped");
-            skipped.push(format!("{file}:{line}: {what}: skipped"));
-        }
-        None => problems.push(
-            file,
-            line,
-            None,
-            format!(
-                "{what}; remove them from this file or keep them in one only Claude Code reads"
-            ),
-        ),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::convert_matcher;
-
-    #[test]
-    fn claude_matchers_convert() {
-        assert_eq!(convert_matcher(""), Ok(None));
-        assert_eq!(convert_matcher("*"), Ok(None));
-        assert_eq!(convert_matcher("Bash"), Ok(Some("Bash".into())));
-        assert_eq!(convert_matcher("Edit|Write"), Ok(Some("Edit|Write".into())));
-        assert_eq!(
-            convert_matcher("mcp__github__.*"),
-            Ok(Some("mcp__github__*".into()))
-        );
-        assert!(convert_matcher("Notebook(Edit)?").is_err());
-        assert!(convert_matcher("^Bash$").is_err());
     }
 }

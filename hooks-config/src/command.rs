@@ -4,7 +4,9 @@
 //! failure policy applies). A program that cannot be started is a failure
 //! saying so, never a block.
 
+use std::path::Path;
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Duration;
 
 use hooks_core::{HookCall, HookError, RuntimeHook, Verdict};
@@ -13,6 +15,8 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 
 use crate::protocol::{ProtocolEvent, Reply, parse_output};
+use crate::session_env::{EnvFile, SessionEnv};
+use crate::template::Template;
 
 /// How much a hook may print on stdout or stderr before it is stopped.
 pub const DEFAULT_MAX_OUTPUT: usize = 1024 * 1024;
@@ -23,6 +27,10 @@ pub struct CommandHook {
     program: String,
     args: Vec<String>,
     env: Vec<(String, String)>,
+    /// What `SessionStart` hooks of the same dispatcher wrote to `CLAUDE_ENV_FILE`.
+    session_env: Option<Arc<SessionEnv>>,
+    /// The arguments as templates, when they take the event's values.
+    arg_templates: Option<Arc<[Template]>>,
     timeout: Duration,
     max_output: usize,
 }
@@ -41,6 +49,8 @@ impl CommandHook {
             program: program.into(),
             args,
             env: Vec::new(),
+            session_env: None,
+            arg_templates: None,
             timeout: Duration::from_secs(60),
             max_output: DEFAULT_MAX_OUTPUT,
         }
@@ -49,6 +59,58 @@ impl CommandHook {
     /// Runs `line` with `sh -c`, as Claude Code runs its hook commands.
     pub fn shell(line: impl Into<String>) -> Self {
         CommandHook::exec("sh", vec!["-c".to_owned(), line.into()])
+    }
+
+    /// Reads `${tool_input.file_path}`-style variables in the arguments (not
+    /// the program) as the event's values: each argument is filled in on its
+    /// own and passed as exactly one argument, never through a shell, so a
+    /// value with spaces, `;` or `$(…)` stays text. `$$` is a literal `$`. A
+    /// variable the event does not have fails the call, naming it.
+    ///
+    /// Refused where the argument would run as code — the script after `-c`
+    /// (`sh -c`, `python3 -c`; so every `shell` hook) or `-e` for node, perl
+    /// and ruby: pass the value as an argument of its own and read it there
+    /// (`["sh", "-c", "cat \"$1\"", "sh", "${tool_input.path}"]`).
+    pub fn with_variables(mut self) -> Result<Self, String> {
+        if Template::parse(&self.program).is_ok_and(|program| program.has_variables()) {
+            return Err(format!(
+                "the program `{}` is taken as written: variables are filled in in its arguments only",
+                self.program
+            ));
+        }
+        let templates = self
+            .args
+            .iter()
+            .map(|arg| Template::parse(arg))
+            .collect::<Result<Vec<_>, _>>()?;
+        for (at, template) in templates.iter().enumerate() {
+            if template.has_variables() && at > 0 && runs_as_code(&self.program, &self.args[at - 1])
+            {
+                return Err(format!(
+                    "`{}` runs \"{}\" as code, so a value there could run as code too: pass the \
+                     value as an argument of its own (e.g. [\"sh\", \"-c\", \"cat \\\"$1\\\"\", \"sh\", \"${{tool_input.path}}\"])",
+                    self.program, self.args[at]
+                ));
+            }
+        }
+        self.arg_templates = templates
+            .iter()
+            .any(Template::has_variables)
+            .then(|| templates.into());
+        Ok(self)
+    }
+
+    /// This hook with its arguments filled in from `event`.
+    fn filled(&self, event: &hooks_core::Value) -> Result<std::borrow::Cow<'_, Self>, HookError> {
+        let Some(templates) = &self.arg_templates else {
+            return Ok(std::borrow::Cow::Borrowed(self));
+        };
+        let mut hook = self.clone();
+        hook.args = templates
+            .iter()
+            .map(|template| template.render(event))
+            .collect::<Result<_, _>>()?;
+        Ok(std::borrow::Cow::Owned(hook))
     }
 
     /// Sets the timeout; past it the whole process group is killed.
@@ -62,6 +124,12 @@ impl CommandHook {
     #[must_use]
     pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Shares `CLAUDE_ENV_FILE` variables with the dispatcher's other command hooks.
+    pub(crate) fn session_env(mut self, session_env: Arc<SessionEnv>) -> Self {
+        self.session_env = Some(session_env);
         self
     }
 
@@ -83,10 +151,12 @@ impl CommandHook {
         }
     }
 
-    async fn run(&self, input: Vec<u8>) -> Result<Finished, HookError> {
+    async fn run(&self, input: Vec<u8>, env_file: Option<&Path>) -> Result<Finished, HookError> {
         let mut command = Command::new(&self.program);
         command
             .args(&self.args)
+            // The hook's own variables win over what a `SessionStart` hook wrote.
+            .envs(self.session_env.iter().flat_map(|session| session.vars()))
             .envs(self.env.iter().map(|(key, value)| (key, value)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -96,6 +166,9 @@ impl CommandHook {
             .kill_on_drop(true);
         if let Ok(dir) = std::env::current_dir() {
             command.env("CLAUDE_PROJECT_DIR", dir);
+        }
+        if let Some(env_file) = env_file {
+            command.env("CLAUDE_ENV_FILE", env_file);
         }
         let mut child = command.spawn().map_err(|error| {
             HookError::failed(format!("could not start `{}`: {error}", self.program))
@@ -152,6 +225,22 @@ impl CommandHook {
         // Dropping `group` kills anything it left running.
         finished
     }
+}
+
+/// Whether `program` runs the argument after `option` as code.
+fn runs_as_code(program: &str, option: &str) -> bool {
+    let name = std::path::Path::new(program)
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let short = option.len() > 1
+        && option.starts_with('-')
+        && !option.starts_with("--")
+        && option.ends_with('c');
+    let evaluates = ["node", "nodejs", "perl", "ruby", "deno", "bun"]
+        .iter()
+        .any(|interpreter| name.starts_with(interpreter));
+    short || option == "--command" || evaluates && matches!(option, "-e" | "--eval" | "-E")
 }
 
 /// A hook's process group, killed when dropped.
@@ -219,8 +308,24 @@ fn interpret(finished: &Finished, what: &str) -> Result<Reply, HookError> {
 impl<C: ProtocolEvent> RuntimeHook<C> for CommandHook {
     fn call<'a>(&'a self, ctx: &'a mut C) -> HookCall<'a> {
         HookCall::Pending(Box::pin(async move {
-            let input = ctx.input().to_string().into_bytes();
-            let finished = self.run(input).await?;
+            let event = ctx.input();
+            let input = event.to_string().into_bytes();
+            // As Claude Code: only `SessionStart` hooks get a file to write variables to.
+            let env_file = match &self.session_env {
+                Some(_) if C::NAME == "SessionStart" => {
+                    Some(SessionEnv::env_file().map_err(|error| {
+                        HookError::failed(format!("could not make CLAUDE_ENV_FILE: {error}"))
+                    })?)
+                }
+                _ => None,
+            };
+            let hook = self.filled(&event)?;
+            let finished = hook
+                .run(input, env_file.as_ref().map(EnvFile::path))
+                .await?;
+            if let (Some(session), Some(file)) = (&self.session_env, &env_file) {
+                session.absorb(file, &self.describe());
+            }
             let reply = interpret(&finished, &self.describe())?;
             let verdict: Verdict = ctx.apply(reply);
             verdict

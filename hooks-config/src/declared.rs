@@ -5,21 +5,49 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hooks_core::{
-    EventKind, Hook, HooksBuilder, OnError, PostModelResponse, PostToolUse, PostToolUseFailure,
-    PreCompact, PreModelRequest, PreToolUse, SessionEnd, SessionStart, Stop, SubagentStart,
-    SubagentStop, ToolEvent, UserPromptSubmit,
+    Decision, EventKind, Hook, HookCall, HooksBuilder, OnError, PostModelResponse, PostToolUse,
+    PostToolUseFailure, PreCompact, PreModelRequest, PreToolUse, RuntimeHook, SessionEnd,
+    SessionStart, Stop, SubagentStart, SubagentStop, ToolEvent, UserPromptSubmit,
 };
 
+use crate::agent::{AgentHook, Verifier};
+use crate::claude_matcher::{Gate, Subject};
 use crate::command::CommandHook;
+use crate::condition::Condition;
 use crate::http::HttpHook;
+use crate::mcp_tool::{McpCaller, McpToolHook};
 use crate::prompt::{Model, PromptHook};
 use crate::protocol::ProtocolEvent;
+use crate::template::JsonTemplate;
 
 /// What runs when the hook does.
 pub(crate) enum Mode {
     Command(CommandHook),
     Http(HttpHook),
-    Prompt { model: String, text: String },
+    Prompt {
+        model: String,
+        text: String,
+    },
+    Agent {
+        verifier: String,
+        prompt: String,
+        max_turns: u32,
+    },
+    McpTool {
+        server: String,
+        tool: String,
+        arguments: Option<Arc<JsonTemplate>>,
+    },
+    /// `mode`, on the tool calls `condition` holds for only. A wrapper rather
+    /// than a field, so a hook of any mode takes one.
+    When(Arc<Condition>, Box<Mode>),
+}
+
+/// What the program provides for declared hooks to use, by name.
+pub(crate) struct Provided<'a> {
+    pub(crate) models: &'a HashMap<String, Arc<dyn Model>>,
+    pub(crate) verifiers: &'a HashMap<String, Arc<dyn Verifier>>,
+    pub(crate) mcp: &'a HashMap<String, Arc<dyn McpCaller>>,
 }
 
 /// One declared hook.
@@ -27,6 +55,8 @@ pub(crate) struct Declared {
     pub(crate) event: EventKind,
     pub(crate) name: String,
     pub(crate) matcher: Option<String>,
+    /// A Claude Code matcher the dispatcher's patterns cannot express, checked by the hook.
+    pub(crate) gate: Option<Gate>,
     pub(crate) priority: i32,
     pub(crate) group: Option<String>,
     pub(crate) on_error: Option<OnError>,
@@ -43,30 +73,69 @@ pub(crate) struct Declared {
 /// process group is killed either way).
 const BACKSTOP: Duration = Duration::from_secs(1);
 
-/// What a declared hook runs, with its model found: a hook that names a
-/// model the program did not provide never gets this far.
+/// What a declared hook runs, with its model, verifier or MCP server found:
+/// a hook that names one the program did not provide never gets this far.
 pub(crate) enum Runner {
     Command(CommandHook),
     Http(HttpHook),
     Prompt(PromptHook),
+    Agent(AgentHook),
+    McpTool(McpToolHook),
+    When(Arc<Condition>, Box<Runner>),
 }
 
 impl Declared {
-    /// Finds what the hook runs; the error names the missing model.
-    pub(crate) fn runner(
-        &self,
-        models: &HashMap<String, Arc<dyn Model>>,
-    ) -> Result<Runner, String> {
-        Ok(match &self.mode {
+    /// Finds what the hook runs; the error names what is missing.
+    pub(crate) fn runner(&self, provided: &Provided<'_>) -> Result<Runner, String> {
+        self.run(&self.mode, provided)
+    }
+
+    fn run(&self, mode: &Mode, provided: &Provided<'_>) -> Result<Runner, String> {
+        Ok(match mode {
             Mode::Command(command) => Runner::Command(command.clone().timeout(self.timeout)),
             Mode::Http(http) => Runner::Http(http.clone().timeout(self.timeout)),
             Mode::Prompt { model, text } => {
-                let model = models.get(model).ok_or_else(|| {
+                let model = provided.models.get(model).ok_or_else(|| {
                     format!(
                         "uses model `{model}`, which the program did not provide (Config::model)"
                     )
                 })?;
                 Runner::Prompt(PromptHook::new(text.clone(), Arc::clone(model)))
+            }
+            Mode::Agent {
+                verifier,
+                prompt,
+                max_turns,
+            } => {
+                let verifier = provided.verifiers.get(verifier).ok_or_else(|| {
+                    format!(
+                        "uses verifier `{verifier}`, which the program did not provide (Config::verifier)"
+                    )
+                })?;
+                Runner::Agent(
+                    AgentHook::new(prompt.clone(), Arc::clone(verifier))
+                        .max_turns(*max_turns)
+                        .timeout(self.timeout),
+                )
+            }
+            Mode::McpTool {
+                server,
+                tool,
+                arguments,
+            } => {
+                let caller = provided.mcp.get(server).ok_or_else(|| {
+                    format!(
+                        "uses MCP server `{server}`, which the program did not provide (Config::mcp)"
+                    )
+                })?;
+                Runner::McpTool(
+                    McpToolHook::new(server.clone(), tool.clone(), Arc::clone(caller))
+                        .with_template(arguments.clone())
+                        .timeout(self.timeout),
+                )
+            }
+            Mode::When(condition, mode) => {
+                Runner::When(Arc::clone(condition), Box::new(self.run(mode, provided)?))
             }
         })
     }
@@ -98,16 +167,16 @@ impl Declared {
         }
     }
 
-    fn hook<C: ProtocolEvent>(&self, runner: Runner) -> Hook<C> {
+    fn hook<C: ProtocolEvent + Subject>(&self, runner: Runner) -> Hook<C> {
         let name = self.name.clone();
         // Saturating: a timeout of `u64::MAX` seconds is odd, not a panic.
         let backstop = self.timeout.saturating_add(BACKSTOP);
-        let (hook, limit) = match runner {
-            Runner::Command(command) => (Hook::from_runtime(name, command), backstop),
-            Runner::Http(http) => (Hook::from_runtime(name, http), backstop),
-            Runner::Prompt(prompt) => (Hook::from_runtime(name, prompt), self.timeout),
+        let limit = if runner.times_itself() {
+            backstop
+        } else {
+            self.timeout
         };
-        let mut hook = hook
+        let mut hook = crate::claude_matcher::hook(name, self.gate.as_ref(), runner)
             .priority(self.priority)
             .timeout(limit)
             .declared_at(Arc::clone(&self.file), self.line);
@@ -121,5 +190,35 @@ impl Declared {
             hook = hook.shadow();
         }
         hook
+    }
+}
+
+impl Runner {
+    /// Whether it enforces the hook's timeout itself, to say so in its own words.
+    fn times_itself(&self) -> bool {
+        match self {
+            Runner::Prompt(_) => false,
+            Runner::Command(_) | Runner::Http(_) | Runner::Agent(_) | Runner::McpTool(_) => true,
+            Runner::When(_, runner) => runner.times_itself(),
+        }
+    }
+}
+
+impl<C: ProtocolEvent> RuntimeHook<C> for Runner {
+    fn call<'a>(&'a self, ctx: &'a mut C) -> HookCall<'a> {
+        match self {
+            Runner::Command(hook) => RuntimeHook::<C>::call(hook, ctx),
+            Runner::Http(hook) => RuntimeHook::<C>::call(hook, ctx),
+            Runner::Prompt(hook) => RuntimeHook::<C>::call(hook, ctx),
+            Runner::Agent(hook) => RuntimeHook::<C>::call(hook, ctx),
+            Runner::McpTool(hook) => RuntimeHook::<C>::call(hook, ctx),
+            Runner::When(condition, runner) => {
+                if condition.holds(&ctx.input()) {
+                    RuntimeHook::<C>::call(runner.as_ref(), ctx)
+                } else {
+                    HookCall::Ready(Ok(Decision::Continue))
+                }
+            }
+        }
     }
 }

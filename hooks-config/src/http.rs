@@ -5,6 +5,10 @@
 //! client only allowed addresses (a DNS answer cannot rebind a public name to
 //! an internal address), address literals are checked before sending, and
 //! redirects are not followed.
+//!
+//! With a payload template the body is the template, its strings filled in
+//! from the event and the whole written as JSON: a value is one JSON value,
+//! whatever quotes or braces it holds.
 
 use std::error::Error as _;
 use std::net::IpAddr;
@@ -18,6 +22,7 @@ use reqwest::{Client, Url};
 
 use crate::address::AddressPolicy;
 use crate::protocol::{ProtocolEvent, parse_output};
+use crate::template::JsonTemplate;
 
 /// How large a response body may be.
 pub const MAX_BODY: usize = 1024 * 1024;
@@ -31,6 +36,7 @@ pub struct HttpHook {
     timeout: Duration,
     fire_and_forget: bool,
     headers: HeaderMap,
+    payload: Option<Arc<JsonTemplate>>,
 }
 
 impl HttpHook {
@@ -54,6 +60,7 @@ impl HttpHook {
             timeout: Duration::from_secs(30),
             fire_and_forget: false,
             headers: HeaderMap::new(),
+            payload: None,
         })
     }
 
@@ -80,6 +87,17 @@ impl HttpHook {
             format!("the value of header `{name}` is not valid in HTTP (no control characters or line breaks)")
         })?;
         self.headers.append(name, value);
+        Ok(self)
+    }
+
+    /// Sends `template` instead of the event: a JSON value whose strings may
+    /// hold variables (`"${tool_input.file_path}"`), filled in on each call.
+    /// Refused here if a string has a malformed variable.
+    pub fn payload_template(mut self, template: hooks_core::Value) -> Result<Self, String> {
+        self.payload = Some(Arc::new(
+            JsonTemplate::parse(template)
+                .map_err(|error| format!("`payload_template`: {error}"))?,
+        ));
         Ok(self)
     }
 
@@ -191,7 +209,11 @@ impl<C: ProtocolEvent> RuntimeHook<C> for HttpHook {
     fn call<'a>(&'a self, ctx: &'a mut C) -> HookCall<'a> {
         HookCall::Pending(Box::pin(async move {
             self.check_literal()?;
-            let body = ctx.input().to_string();
+            let event = ctx.input();
+            let body = match &self.payload {
+                Some(template) => template.render(&event)?.to_string(),
+                None => event.to_string(),
+            };
             if self.fire_and_forget {
                 let hook = self.clone();
                 tokio::spawn(async move {

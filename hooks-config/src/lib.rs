@@ -1,6 +1,7 @@
 //! Hooks declared without recompiling: a TOML configuration file, or the
-//! `hooks` block of a Claude Code `settings.json`, adds **command**, **http**
-//! and **prompt** hooks to a dispatcher and configures the standard hooks.
+//! `hooks` block of a Claude Code `settings.json`, a Claude Code plugin's
+//! `hooks/hooks.json` or a Codex `hooks.json` ([`Format`]), adds **command**,
+//! **http** and **prompt** hooks to a dispatcher and configures the standard hooks.
 //! They join the same order as compiled-in hooks (priority, then name), get
 //! the same failure handling, and show up in `describe()` with their file
 //! and line.
@@ -29,34 +30,45 @@
 //! `continue`/`stopReason`). Exit 2 blocks with stderr as the reason; any
 //! other failure — a non-zero exit, a crash, a timeout (which kills the
 //! hook's whole process group), too much output, a program that cannot be
-//! started — is a hook failure, and the hook's `on_error` decides (guards fail closed).
+//! started — is a hook failure, and the hook's `on_error` decides (guards fail
+//! closed; unlike Claude Code, where such a failure lets the call through —
+//! `"onError": "continue"` in a JSON file asks for that).
 
 mod address;
+mod agent;
 mod claude;
+mod claude_matcher;
 mod command;
+mod condition;
 mod declared;
 mod http;
+mod mcp_tool;
 mod prompt;
 pub mod protocol;
+mod session_env;
 mod standard;
 mod strict_json;
+mod template;
 mod toml_file;
 mod upstream;
 
 use std::collections::HashMap;
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use hooks_core::HooksBuilder;
 
 pub use address::AddressPolicy;
+pub use agent::{AgentHook, AgentStep, DEFAULT_MAX_TURNS, Turn, Verifier};
 pub use command::{CommandHook, DEFAULT_MAX_OUTPUT};
 pub use http::{HttpHook, MAX_BODY};
+pub use mcp_tool::{McpCaller, McpToolHook};
 pub use prompt::{Model, PromptHook};
 pub use upstream::{DEFAULT_UPSTREAM_TIMEOUT, Upstream};
 
-use declared::{Declared, Runner};
+use declared::{Declared, Provided, Runner};
+use session_env::SessionEnv;
 use standard::StdSettings;
 
 /// A loaded, checked configuration, ready to [`apply`](Config::apply).
@@ -65,65 +77,150 @@ pub struct Config {
     hooks: Vec<Declared>,
     settings: StdSettings,
     upstreams: Vec<Upstream>,
-    skipped: Vec<String>,
+    skipped: Vec<claude::Skipped>,
+    skipped_text: Vec<String>,
     models: HashMap<String, Arc<dyn Model>>,
+    verifiers: HashMap<String, Arc<dyn Verifier>>,
+    mcp: HashMap<String, Arc<dyn McpCaller>>,
 }
 
-/// Reads and checks a configuration file: `.json` as a Claude Code
-/// `settings.json`, anything else as TOML. Every problem is reported, each
-/// with the file, the line and the hook it is about.
+/// What kind of file a configuration is, which [`load`] decides from its path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Format {
+    /// This project's TOML file.
+    Toml,
+    /// A Claude Code `settings.json` (its `hooks`, `env` and our `hooksOnError`).
+    ClaudeSettings,
+    /// A Claude Code plugin's `hooks/hooks.json`: its command hooks get
+    /// `CLAUDE_PLUGIN_ROOT` set to `root`, so `${CLAUDE_PLUGIN_ROOT}/scripts/x.sh` works.
+    ClaudePlugin {
+        /// The plugin's directory: the one holding `hooks/`.
+        root: PathBuf,
+    },
+    /// A Codex `hooks.json` (`~/.codex/hooks.json`, `.codex/hooks.json`): the
+    /// same shape as Claude Code's, with `timeoutSec` for `timeout`.
+    Codex,
+}
+
+impl Format {
+    /// The format [`load`] reads `path` as: a name not ending in `.json` is
+    /// TOML; `…/hooks/hooks.json` is a plugin's, whose root is the directory
+    /// above `hooks/` (made absolute); a `.json` file inside a `.codex`
+    /// directory is Codex's; any other `.json` file is a Claude Code `settings.json`.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use hooks_config::Format;
+    ///
+    /// assert_eq!(Format::of(Path::new("hooks.toml")), Format::Toml);
+    /// assert_eq!(Format::of(Path::new(".claude/settings.json")), Format::ClaudeSettings);
+    /// assert_eq!(Format::of(Path::new("/home/me/.codex/hooks.json")), Format::Codex);
+    /// assert_eq!(
+    ///     Format::of(Path::new("/plugins/fmt/hooks/hooks.json")),
+    ///     Format::ClaudePlugin { root: "/plugins/fmt".into() }
+    /// );
+    /// ```
+    pub fn of(path: &Path) -> Format {
+        if path.extension().is_none_or(|extension| extension != "json") {
+            return Format::Toml;
+        }
+        let parent = path
+            .parent()
+            .filter(|parent| !parent.as_os_str().is_empty());
+        if path.file_name().is_some_and(|name| name == "hooks.json")
+            && parent.is_some_and(|parent| parent.file_name().is_some_and(|name| name == "hooks"))
+        {
+            let root = parent
+                .and_then(Path::parent)
+                .filter(|root| !root.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let root = std::path::absolute(root).unwrap_or_else(|_| root.to_owned());
+            return Format::ClaudePlugin { root };
+        }
+        if path.components().any(|part| part.as_os_str() == ".codex") {
+            return Format::Codex;
+        }
+        Format::ClaudeSettings
+    }
+
+    fn json_if(claude_settings: bool) -> Format {
+        if claude_settings {
+            Format::ClaudeSettings
+        } else {
+            Format::Toml
+        }
+    }
+}
+
+/// Reads and checks a configuration file, as [`Format::of`] says to read it.
+/// Every problem is reported, each with the file, the line and the hook it is about.
 ///
-/// A Claude Code `settings.json` may hold hooks for events this project does
-/// not have (`PermissionRequest`, `Notification`, ...): those entries are
-/// skipped — each named in [`Config::skipped`] and in a `tracing` warning —
-/// and the rest loads. [`load_strict`] refuses the file instead.
+/// A JSON file may hold what this project does not run: hooks for events
+/// it does not have (`PermissionRequest`, `Notification`, ...), handlers
+/// with `"async": true` or `"once": true`, matchers on events with nothing
+/// to match. Those entries are skipped — each named in [`Config::skipped`],
+/// in a `tracing` warning and, once applied, in `describe()` — and the rest
+/// loads. [`load_strict`] refuses the file instead.
 pub fn load(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
-    load_with(path.as_ref(), false)
+    let path = path.as_ref();
+    load_with(path, &Format::of(path), false)
 }
 
-/// [`load`], refusing a file with entries for events this project does not
-/// have instead of skipping them.
+/// [`load`], refusing a file with entries this project cannot run instead
+/// of skipping them.
 pub fn load_strict(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
-    load_with(path.as_ref(), true)
+    let path = path.as_ref();
+    load_with(path, &Format::of(path), true)
 }
 
-fn load_with(path: &Path, strict: bool) -> Result<Config, ConfigError> {
+/// [`load`], reading the file as `format` whatever its path says (a plugin's
+/// hooks file kept elsewhere, a Codex file outside `.codex/`).
+pub fn load_as(path: impl AsRef<Path>, format: &Format) -> Result<Config, ConfigError> {
+    load_with(path.as_ref(), format, false)
+}
+
+fn load_with(path: &Path, format: &Format, strict: bool) -> Result<Config, ConfigError> {
     let file: Arc<str> = Arc::from(path.display().to_string());
     let text = std::fs::read_to_string(path).map_err(|error| ConfigError {
         problems: vec![format!("{file}: cannot read it: {error}")],
     })?;
-    parse_with(
-        file,
-        &text,
-        path.extension()
-            .is_some_and(|extension| extension == "json"),
-        strict,
-    )
+    parse_with(file, &text, format, strict)
 }
 
-/// Checks configuration text as if read from `file` (skipping entries for
-/// events this project does not have, as [`load`] does).
+/// Checks configuration text as if read from `file`: a Claude Code
+/// `settings.json` if `claude_settings`, TOML if not (skipping entries this
+/// project cannot run, as [`load`] does).
 pub fn parse(
     file: impl Into<Arc<str>>,
     text: &str,
     claude_settings: bool,
 ) -> Result<Config, ConfigError> {
-    parse_with(file, text, claude_settings, false)
+    parse_with(file, text, &Format::json_if(claude_settings), false)
 }
 
-/// [`parse`], refusing entries for events this project does not have.
+/// [`parse`], refusing entries this project cannot run.
 pub fn parse_strict(
     file: impl Into<Arc<str>>,
     text: &str,
     claude_settings: bool,
 ) -> Result<Config, ConfigError> {
-    parse_with(file, text, claude_settings, true)
+    parse_with(file, text, &Format::json_if(claude_settings), true)
+}
+
+/// [`parse`], reading the text as `format`.
+pub fn parse_as(
+    file: impl Into<Arc<str>>,
+    text: &str,
+    format: &Format,
+) -> Result<Config, ConfigError> {
+    parse_with(file, text, format, false)
 }
 
 fn parse_with(
     file: impl Into<Arc<str>>,
     text: &str,
-    claude_settings: bool,
+    format: &Format,
     strict: bool,
 ) -> Result<Config, ConfigError> {
     let file = file.into();
@@ -131,32 +228,48 @@ fn parse_with(
     // Editors on Windows write one; it is not part of the configuration.
     let text = strict_json::without_bom(text);
     let mut problems = Problems::default();
-    let (hooks, settings, upstreams) = if claude_settings {
+    let (hooks, settings, upstreams) = if let Format::Toml = format {
+        toml_file::parse(&file, text, &mut problems)
+    } else {
+        let root = match format {
+            Format::ClaudePlugin { root } => Some(root.as_path()),
+            _ => None,
+        };
+        let skip_to = (!strict).then_some(&mut skipped);
         (
-            claude::parse(
-                &file,
-                text,
-                &mut problems,
-                (!strict).then_some(&mut skipped),
-            ),
+            claude::parse(&file, text, root, &mut problems, skip_to),
             StdSettings::default(),
             Vec::new(),
         )
-    } else {
-        toml_file::parse(&file, text, &mut problems)
     };
     problems.into_result()?;
+    let skipped_text = skipped
+        .iter()
+        .map(|skipped| format!("{file}:{}: {}: skipped", skipped.line, skipped.what))
+        .collect();
     Ok(Config {
         file,
         hooks,
         settings,
         upstreams,
         skipped,
+        skipped_text,
         models: HashMap::new(),
+        verifiers: HashMap::new(),
+        mcp: HashMap::new(),
     })
 }
 
 impl Config {
+    /// Where a `[rate_limit]` table that names no `database` counts: for a
+    /// program whose every call is a new process (a hook binary), so the
+    /// counts outlive it. Without this, such a table counts in memory.
+    #[must_use]
+    pub fn rate_limit_database(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.settings.rate_limit_database = Some(path.into());
+        self
+    }
+
     /// Provides the model that `prompt` hooks naming `name` ask (`"default"` unless they say).
     #[must_use]
     pub fn model(mut self, name: impl Into<String>, model: impl Model) -> Self {
@@ -164,10 +277,25 @@ impl Config {
         self
     }
 
-    /// Entries skipped because this project has no such event, each as
-    /// `file:line: what was skipped` (see [`load`]).
+    /// Provides the verifier that `agent` hooks naming `name` run (`"default"` unless they say).
+    #[must_use]
+    pub fn verifier(mut self, name: impl Into<String>, verifier: impl Verifier) -> Self {
+        self.verifiers.insert(name.into(), Arc::new(verifier));
+        self
+    }
+
+    /// Provides the MCP server `mcp_tool` hooks naming `server` call tools on.
+    #[must_use]
+    pub fn mcp(mut self, server: impl Into<String>, caller: impl McpCaller) -> Self {
+        self.mcp.insert(server.into(), Arc::new(caller));
+        self
+    }
+
+    /// Entries skipped because this project cannot run them, each as
+    /// `file:line: what was skipped` (see [`load`]); [`apply`](Self::apply)
+    /// lists them in the dispatcher's `describe()` too.
     pub fn skipped(&self) -> &[String] {
-        &self.skipped
+        &self.skipped_text
     }
 
     /// The MCP servers the file declares (`[[upstream]]`), for a gateway
@@ -186,12 +314,18 @@ impl Config {
         self.hooks.is_empty()
     }
 
-    /// What each hook runs; every hook naming a missing model is reported.
+    /// What each hook runs; every hook naming a missing model, verifier or
+    /// MCP server is reported.
     fn runners(&self) -> Result<Vec<Runner>, ConfigError> {
         let mut problems = Problems::default();
         let mut runners = Vec::with_capacity(self.hooks.len());
         for hook in &self.hooks {
-            match hook.runner(&self.models) {
+            let provided = Provided {
+                models: &self.models,
+                verifiers: &self.verifiers,
+                mcp: &self.mcp,
+            };
+            match hook.runner(&provided) {
                 Ok(runner) => runners.push(runner),
                 Err(error) => problems.push(&self.file, hook.line, Some(&hook.name), error),
             }
@@ -201,7 +335,10 @@ impl Config {
 
     /// Adds the file's hooks to `builder` and configures the standard hooks
     /// the file has tables for, for this dispatcher only (with an
-    /// `[approval]` table, its approver too).
+    /// `[approval]` table, its approver too). Skipped entries are recorded
+    /// with [`HooksBuilder::skipped`], so `describe()` lists them. The file's
+    /// command hooks share one `CLAUDE_ENV_FILE` state: what a `SessionStart`
+    /// hook writes there is set for the later command hooks of this dispatcher.
     ///
     /// All or nothing: every hook's model and every table is checked, and
     /// every store opened, before the builder is touched; on an error the
@@ -211,10 +348,25 @@ impl Config {
         let runners = self.runners()?;
         let standard = self.settings.prepare(&self.file)?;
         let mut builder = standard.apply(builder);
+        let session_env = Arc::new(SessionEnv::default());
         for (hook, runner) in self.hooks.iter().zip(runners) {
-            builder = hook.add_to(builder, runner);
+            builder = hook.add_to(builder, with_session_env(runner, &session_env));
+        }
+        for skipped in &self.skipped {
+            builder = builder.skipped(&self.file, skipped.line, &skipped.what);
         }
         Ok(builder)
+    }
+}
+
+/// `runner`, its command (if it runs one) sharing `session_env`.
+fn with_session_env(runner: Runner, session_env: &Arc<SessionEnv>) -> Runner {
+    match runner {
+        Runner::Command(command) => Runner::Command(command.session_env(Arc::clone(session_env))),
+        Runner::When(condition, runner) => {
+            Runner::When(condition, Box::new(with_session_env(*runner, session_env)))
+        }
+        other => other,
     }
 }
 

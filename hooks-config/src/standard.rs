@@ -50,6 +50,10 @@ pub(crate) struct StdSettings {
     pub(crate) approval: Option<(u32, ApprovalTable)>,
     /// `approval_channel = "terminal"`, and its line.
     pub(crate) terminal_approvals: Option<u32>,
+    /// Where a `[rate_limit]` table that names no `database` counts, when
+    /// the program says (a hook binary, a new process per call, whose
+    /// counts must outlive it): see `Config::rate_limit_database`.
+    pub(crate) rate_limit_database: Option<PathBuf>,
 }
 
 impl StdSettings {
@@ -138,13 +142,25 @@ impl StdSettings {
                 Err(error) => problems.push(file, line, None, format!("[truncate]: {error}")),
             }
         }
+        // The rules checked here, without opening a database (that is a file).
         #[cfg(feature = "rate-limit")]
-        if let Some((line, table)) = self.rate_limit {
-            match hooks_std::rate_limit::RateLimiter::new(table) {
-                Ok(limiter) => prepared.step(move |builder| builder.state(limiter)),
-                Err(error) => problems.push(file, line, None, format!("[rate_limit]: {error}")),
+        let rate_limit = match self.rate_limit {
+            Some((line, mut table)) => {
+                let database = table.database.take().or(self.rate_limit_database);
+                match hooks_std::rate_limit::RateLimiter::new(table.clone()) {
+                    Ok(limiter) if database.is_none() => {
+                        prepared.step(move |builder| builder.state(limiter));
+                        None
+                    }
+                    Ok(_) => Some((line, hooks_std::rate_limit::RateLimit { database, ..table })),
+                    Err(error) => {
+                        problems.push(file, line, None, format!("[rate_limit]: {error}"));
+                        None
+                    }
+                }
             }
-        }
+            None => None,
+        };
         #[cfg(feature = "approval")]
         if let Some((line, table)) = &self.approval
             && let Err(error) = hooks_std::approval::ApprovalPolicy::new(table)
@@ -164,16 +180,24 @@ impl StdSettings {
                 Err(error) => problems.push(file, line, None, format!("[audit_log]: {error}")),
             }
         }
+        #[cfg(feature = "rate-limit")]
+        if let Some((line, table)) = rate_limit
+            && problems.is_empty()
+        {
+            if let Some(database) = &table.database {
+                watch_database(&mut created, database);
+            }
+            match hooks_std::rate_limit::RateLimiter::new(table) {
+                Ok(limiter) => prepared.step(move |builder| builder.state(limiter)),
+                Err(error) => problems.push(file, line, None, format!("[rate_limit]: {error}")),
+            }
+        }
         #[cfg(feature = "approval")]
         if let Some((line, table)) = self.approval
             && problems.is_empty()
         {
             use hooks_std::approval::{ApprovalGate, CliChannel, TerminalChannel};
-            for suffix in ["", "-wal", "-shm"] {
-                let mut path = table.database.clone().into_os_string();
-                path.push(suffix);
-                created.watch(Path::new(&path));
-            }
+            watch_database(&mut created, &table.database);
             match ApprovalGate::open(&table) {
                 Ok(gate) => {
                     let gate = if self.terminal_approvals.is_some() {
@@ -192,6 +216,16 @@ impl StdSettings {
             created.remove();
         }
         problems.into_result().map(|()| prepared)
+    }
+}
+
+/// Watches a SQLite database's files (and its journal's) for removal on failure.
+#[cfg(any(feature = "rate-limit", feature = "approval"))]
+fn watch_database(created: &mut Created, database: &Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut path = database.as_os_str().to_owned();
+        path.push(suffix);
+        created.watch(Path::new(&path));
     }
 }
 
@@ -243,7 +277,7 @@ struct Created(Vec<PathBuf>);
 
 impl Created {
     #[cfg_attr(
-        not(any(feature = "audit-log", feature = "approval")),
+        not(any(feature = "audit-log", feature = "approval", feature = "rate-limit")),
         allow(dead_code)
     )]
     fn watch(&mut self, path: &Path) {

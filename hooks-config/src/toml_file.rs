@@ -14,12 +14,78 @@
 //! event = "post_tool_use"
 //! http = { url = "https://hooks.example.com/audit", fire_and_forget = true }
 //!
+//! [[hooks]]
+//! event = "pre_tool_use"
+//! condition = "Write(src/**/*.ts)|Edit(src/**/*.ts)"   # paths read as paths; see below
+//! command = ["python3", "check.py", "${tool_input.file_path}", "${tool_name}"]
+//!
+//! [[hooks]]
+//! event = "pre_tool_use"
+//! matches = "deploy"
+//! http = { url = "http://127.0.0.1:8080/check", payload_template = { file = "${tool_input.path}", who = "${session_id}" } }
+//!
+//! [[hooks]]
+//! event = "stop"
+//! agent = { prompt = "Check the tests pass before stopping.", verifier = "default", max_turns = 3 }
+//! timeout = "2m"
+//!
+//! [[hooks]]
+//! event = "pre_tool_use"
+//! mcp_tool = { server = "guard", tool = "check", arguments = { path = "${tool_input.path}" } }
+//!
 //! [http]
 //! allow = ["127.0.0.1", "hooks.internal"]      # internal addresses HTTP hooks may reach
 //!
 //! [read_only]                         # and [truncate], [rate_limit], [audit_log], [approval]
 //! metadata_key = "org_read_only"
 //! ```
+//!
+//! A hook runs exactly one of: `command`, `http`, `prompt` (a model judges:
+//! `Config::model`), `agent` (a verifier takes up to `max_turns` turns, 5
+//! unless set, within the hook's `timeout`; not answering by then fails the
+//! hook: `Config::verifier`) or `mcp_tool` (a tool on an MCP server judges:
+//! `Config::mcp`; without `arguments` it is sent the event itself). Models,
+//! verifiers and servers are named (`"default"` unless said); one the program
+//! did not provide is refused when the file is applied, naming it. Prompt and
+//! agent answers are hook JSON or Claude Code's `{"ok": true}` /
+//! `{"ok": false, "reason": "..."}`.
+//!
+//! # Variables
+//!
+//! `${tool_input.file_path}` is the event's value at that path, in the JSON a
+//! hook is shown (`${tool_name}`, `${session_id}`, `${cwd}`, `${tool_input.edits.0.old_string}`).
+//! Only `${...}` is a variable; `$$` is a literal `$`, and `$name` is refused
+//! (no shell expands it, so it was a mistake). Variables are filled in:
+//!
+//! - in an exec-form `command`'s arguments (not its program), each argument on
+//!   its own, passed as exactly one argument whatever it holds. A string
+//!   is put in as it is, any other value as its JSON text. Never in a
+//!   `shell = true` command, nor after `-c`: a shell would read the value as
+//!   code, so a file named `x; rm -rf ~` would run (pass it as `$1` instead).
+//! - in `payload_template` (an HTTP hook's body, sent instead of the event) and
+//!   `mcp_tool`'s `arguments`: a table, or a string holding JSON, whose
+//!   *strings* are filled in and which is then written as JSON, so a value is
+//!   always one JSON value and never breaks out of its string. A string that is
+//!   exactly one variable (`"${tool_input}"`) becomes the value, of whatever type.
+//!
+//! A variable the event does not have fails the hook's call, naming it, for
+//! every hook alike: `on_error` then decides, so a guard fails closed and
+//! anything else is skipped with a warning — an empty string could turn
+//! `rm "${tool_input.path}"` into something else.
+//!
+//! # Conditions
+//!
+//! `condition` narrows a tool hook further than `matches`, and both must hold.
+//! It is a pattern of the same form (`Bash(git push*)`, `Write(src/**/*.ts)`,
+//! alternatives with `|`) with paths read as paths: a `file_path` or `path`
+//! argument is normalised without touching the disk (`.`, `..` and `//`
+//! resolved; an absolute path under `cwd` made relative), then matched segment
+//! by segment — `*` within one segment, `**` across any number. So
+//! `src/**/*.ts` matches `src/a/b.ts` and `lib/../src/x.ts`, but not
+//! `src/a.js` nor `src/../../etc/passwd.ts`. A glob with no `/` matches the file
+//! name at any depth; one starting with `/` the absolute path. Commands and
+//! URLs are matched as `matches` does. Symbolic links are not followed. A
+//! condition is about a tool call: on any other event it is refused.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -32,11 +98,13 @@ use toml::Spanned;
 use crate::Problems;
 use crate::address::AddressPolicy;
 use crate::command::CommandHook;
+use crate::condition::Condition;
 use crate::declared::{Declared, Mode};
 use crate::http::HttpHook;
 use crate::standard::{
     ApprovalTable, AuditTable, RateLimitTable, ReadOnlyTable, StdSettings, TruncateTable,
 };
+use crate::template::JsonTemplate;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -78,6 +146,7 @@ struct HookEntry {
     on_error: Option<String>,
     #[serde(default)]
     shadow: bool,
+    condition: Option<String>,
     command: Option<CommandLine>,
     #[serde(default)]
     shell: bool,
@@ -86,6 +155,8 @@ struct HookEntry {
     max_output: Option<usize>,
     http: Option<HttpEntry>,
     prompt: Option<PromptEntry>,
+    agent: Option<AgentEntry>,
+    mcp_tool: Option<McpToolEntry>,
 }
 
 #[derive(Deserialize)]
@@ -103,6 +174,29 @@ struct HttpEntry {
     fire_and_forget: bool,
     #[serde(default)]
     headers: BTreeMap<String, String>,
+    payload_template: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AgentEntry {
+    prompt: String,
+    #[serde(default = "default_model")]
+    verifier: String,
+    #[serde(default = "default_max_turns")]
+    max_turns: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct McpToolEntry {
+    server: String,
+    tool: String,
+    arguments: Option<serde_json::Value>,
+}
+
+fn default_max_turns() -> u32 {
+    crate::agent::DEFAULT_MAX_TURNS
 }
 
 #[derive(Deserialize)]
@@ -207,13 +301,18 @@ pub(crate) fn parse(
                 }
             },
         },
+        rate_limit_database: None,
     };
     settings.check(file, problems);
     (hooks, settings, upstreams)
 }
 
 /// Checks one entry; every problem with it, not just the first.
-fn declare(entry: HookEntry, name: &str, policy: &AddressPolicy) -> Result<Declared, Vec<String>> {
+fn declare(
+    mut entry: HookEntry,
+    name: &str,
+    policy: &AddressPolicy,
+) -> Result<Declared, Vec<String>> {
     let mut errors = Vec::new();
     let event = parse_event(&entry.event)
         .map_err(|error| errors.push(error))
@@ -265,22 +364,35 @@ fn declare(entry: HookEntry, name: &str, policy: &AddressPolicy) -> Result<Decla
             None
         }
     };
-    let mode = mode(
-        entry.command,
-        entry.shell,
-        &entry.env,
-        entry.max_output,
-        entry.http,
-        entry.prompt,
-        policy,
-    )
-    .map_err(|error| errors.push(error))
-    .ok();
+    let condition = match &entry.condition {
+        None => None,
+        Some(_) if event.is_some_and(|event| !event.has_tool()) => {
+            errors.push(format!(
+                "`condition` is about a tool call, so it only applies to tool events \
+                 (pre_tool_use, post_tool_use, post_tool_use_failure), not {}",
+                entry.event
+            ));
+            None
+        }
+        Some(pattern) => Condition::parse(pattern)
+            .map_err(|error| {
+                errors.push(format!("bad pattern \"{pattern}\" in `condition`: {error}"));
+            })
+            .ok(),
+    };
+    let mode = mode(&mut entry, policy)
+        .map_err(|error| errors.push(error))
+        .ok()
+        .map(|mode| match condition {
+            Some(condition) => Mode::When(Arc::new(condition), Box::new(mode)),
+            None => mode,
+        });
     match (event, mode) {
         (Some(event), Some(mode)) if errors.is_empty() => Ok(Declared {
             event,
             name: name.to_owned(),
             matcher: entry.matches,
+            gate: None,
             priority: entry.priority,
             group: entry.group,
             on_error,
@@ -294,49 +406,116 @@ fn declare(entry: HookEntry, name: &str, policy: &AddressPolicy) -> Result<Decla
     }
 }
 
-/// What the hook runs: exactly one of a command, an HTTP endpoint or a prompt.
-fn mode(
-    command_line: Option<CommandLine>,
-    shell: bool,
-    env: &BTreeMap<String, String>,
-    max_output: Option<usize>,
-    http: Option<HttpEntry>,
-    prompt: Option<PromptEntry>,
-    policy: &AddressPolicy,
-) -> Result<Mode, String> {
-    match (command_line, http, prompt) {
-        (Some(CommandLine::Exec(words)), None, None) => match words.split_first() {
-            Some((program, args)) if !program.is_empty() => Ok(Mode::Command(command(
-                CommandHook::exec(program.clone(), args.to_vec()),
-                env,
-                max_output,
+/// What the hook runs: exactly one of a command, an HTTP endpoint, a prompt,
+/// an agent or an MCP tool.
+fn mode(entry: &mut HookEntry, policy: &AddressPolicy) -> Result<Mode, String> {
+    let given = [
+        entry.command.is_some(),
+        entry.http.is_some(),
+        entry.prompt.is_some(),
+        entry.agent.is_some(),
+        entry.mcp_tool.is_some(),
+    ];
+    if given.iter().filter(|given| **given).count() != 1 {
+        return Err(
+            "needs exactly one of `command`, `http`, `prompt`, `agent` or `mcp_tool`".to_owned(),
+        );
+    }
+    if let Some(command_line) = entry.command.take() {
+        return match command_line {
+            CommandLine::Exec(words) => match words.split_first() {
+                Some((program, args)) if !program.is_empty() => {
+                    let hook = CommandHook::exec(program.clone(), args.to_vec())
+                        .with_variables()
+                        .map_err(|error| format!("`command`: {error}"))?;
+                    Ok(Mode::Command(command(hook, &entry.env, entry.max_output)))
+                }
+                _ => Err("`command` is empty: give the program and its arguments".to_owned()),
+            },
+            // Not filled in: a value would be read by the shell as code.
+            CommandLine::Shell(line) if entry.shell => Ok(Mode::Command(command(
+                CommandHook::shell(line),
+                &entry.env,
+                entry.max_output,
             ))),
-            _ => Err("`command` is empty: give the program and its arguments".to_owned()),
-        },
-        (Some(CommandLine::Shell(line)), None, None) if shell => Ok(Mode::Command(command(
-            CommandHook::shell(line),
-            env,
-            max_output,
-        ))),
-        (Some(CommandLine::Shell(line)), None, None) => Err(format!(
-            "`command = \"{line}\"` would need a shell: write it as an array (exec form, no shell), or add `shell = true`"
-        )),
-        (None, Some(http), None) => {
-            let hook = HttpHook::new(&http.url, policy.clone())
-                .map_err(|error| format!("`http`: {error}"))?;
-            let hook = http.headers.iter().try_fold(
-                hook.fire_and_forget(http.fire_and_forget),
-                |hook, (name, value)| hook.header(name, value),
-            );
-            Ok(Mode::Http(
-                hook.map_err(|error| format!("`http`: {error}"))?,
-            ))
-        }
-        (None, None, Some(prompt)) => Ok(Mode::Prompt {
+            CommandLine::Shell(line) => Err(format!(
+                "`command = \"{line}\"` would need a shell: write it as an array (exec form, no shell), or add `shell = true`"
+            )),
+        };
+    }
+    if let Some(http) = entry.http.take() {
+        let hook =
+            HttpHook::new(&http.url, policy.clone()).map_err(|error| format!("`http`: {error}"))?;
+        let hook = http.headers.iter().try_fold(
+            hook.fire_and_forget(http.fire_and_forget),
+            |hook, (name, value)| hook.header(name, value),
+        );
+        let hook = match http.payload_template {
+            Some(template) => hook.and_then(|hook| {
+                hook.payload_template(json_template(template, "payload_template")?)
+            }),
+            None => hook,
+        };
+        return Ok(Mode::Http(
+            hook.map_err(|error| format!("`http`: {error}"))?,
+        ));
+    }
+    if let Some(prompt) = entry.prompt.take() {
+        return Ok(Mode::Prompt {
             model: prompt.model,
             text: prompt.text,
+        });
+    }
+    if let Some(agent) = entry.agent.take() {
+        if agent.max_turns == 0 {
+            return Err(
+                "`agent`: `max_turns` is 0: the verifier could never answer (write e.g. 3)"
+                    .to_owned(),
+            );
+        }
+        return Ok(Mode::Agent {
+            verifier: agent.verifier,
+            prompt: agent.prompt,
+            max_turns: agent.max_turns,
+        });
+    }
+    let Some(mcp) = entry.mcp_tool.take() else {
+        unreachable!("exactly one mode was given");
+    };
+    let arguments = match mcp.arguments {
+        None => None,
+        Some(arguments) => {
+            let arguments = json_template(arguments, "arguments")
+                .map_err(|error| format!("`mcp_tool`: {error}"))?;
+            if !arguments.is_object() {
+                return Err(
+                    "`mcp_tool`: `arguments` must be a table (MCP tools take named arguments)"
+                        .to_owned(),
+                );
+            }
+            Some(Arc::new(
+                JsonTemplate::parse(arguments).map_err(|error| format!("`mcp_tool`: {error}"))?,
+            ))
+        }
+    };
+    Ok(Mode::McpTool {
+        server: mcp.server,
+        tool: mcp.tool,
+        arguments,
+    })
+}
+
+/// A template given as a table, or as a string holding JSON.
+fn json_template(template: serde_json::Value, key: &str) -> Result<serde_json::Value, String> {
+    match template {
+        serde_json::Value::String(text) => crate::strict_json::parse(&text).map_err(|error| {
+            format!(
+                "`{key}` is a string, so it must hold JSON ({error}); a variable goes inside a \
+                 JSON string (\"${{tool_input.path}}\"), and one that is the whole string \
+                 becomes the value, whatever its type"
+            )
         }),
-        _ => Err("needs exactly one of `command`, `http` or `prompt`".to_owned()),
+        other => Ok(other),
     }
 }
 

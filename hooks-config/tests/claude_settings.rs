@@ -149,7 +149,7 @@ fn unsupported_events_and_matchers_are_errors_naming_the_line() {
     let text = r#"{
   "hooks": {
     "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}],
-    "PreToolUse": [{"matcher": "^Bash$", "hooks": [{"type": "command", "command": "true"}]}],
+    "PreToolUse": [{"matcher": "mcp__(github", "hooks": [{"type": "command", "command": "true"}]}],
     "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "agent"}]}]
   }
 }"#;
@@ -165,7 +165,7 @@ fn unsupported_events_and_matchers_are_errors_naming_the_line() {
     assert!(problems[1].starts_with("settings.json:5: hook `settings.json:5 (PostToolUse[0].hooks[0])`: a hook of type \"agent\""), "{error}");
     assert!(
         problems[2]
-            .starts_with("settings.json:4: PreToolUse matcher \"^Bash$\": cannot be expressed"),
+            .starts_with("settings.json:4: PreToolUse matcher \"mcp__(github\" is not a valid regular expression for the tool name"),
         "{error}"
     );
     let broken = parse_error("settings.json", "{\n  \"hooks\": [\n", true);
@@ -185,7 +185,7 @@ fn a_timeout_too_large_to_add_to_still_loads() {
 #[test]
 fn repeated_values_get_the_line_of_their_own_occurrence() {
     let text = r#"{
-  "permissions": {"deny": ["^Bash$"]},
+  "permissions": {"deny": ["(Bash"]},
   "hooks": {
     "PreToolUse": [
       {"matcher": "Read", "hooks": [{"type": "command", "command": "true"}]},
@@ -205,10 +205,295 @@ fn repeated_values_get_the_line_of_their_own_occurrence() {
         ["settings.json:5 (config)", "settings.json:6 (config)"]
     );
 
-    let bad = text.replace("\"Write\"", "\"^Bash$\"");
+    let bad = text.replace("\"Write\"", "\"(Bash\"");
     let error = parse_error("settings.json", &bad, true);
     assert!(
-        error.problems()[0].starts_with("settings.json:6: PreToolUse matcher \"^Bash$\""),
+        error.problems()[0].starts_with("settings.json:6: PreToolUse matcher \"(Bash\""),
+        "{error}"
+    );
+}
+
+/// A fresh directory for one test.
+fn dir(name: &str) -> PathBuf {
+    let dir = temp(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `text` written to `path` (its directories made), and `path`.
+fn write(path: PathBuf, text: &str) -> PathBuf {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// What the hooks logged to `path`, or nothing if they never ran.
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+/// JSON for a string, to put a path into a settings file.
+fn quoted(text: &str) -> String {
+    serde_json::to_string(text).unwrap()
+}
+
+#[tokio::test]
+async fn regex_matchers_run_the_hook_for_matching_tools_only() {
+    let dir = dir("regex");
+    let log = dir.join("seen.log");
+    let command = format!(
+        "python3 -c 'import json,sys; print(json.load(sys.stdin)[\"tool_name\"])' >> {}",
+        log.display()
+    );
+    let text = format!(
+        r#"{{"hooks": {{"PreToolUse": [
+  {{"matcher": "mcp__.*__write.*", "hooks": [{{"type": "command", "command": {}}}]}},
+  {{"matcher": "Edit|Write", "hooks": [{{"type": "command", "command": "echo no edits >&2; exit 2"}}]}}
+]}}}}"#,
+        quoted(&command)
+    );
+    let hooks = dispatcher(hooks_config::parse("settings.json", &text, true).unwrap());
+    for tool in ["mcp__github__write_file", "mcp__github__read_file", "Read"] {
+        assert_eq!(denial(&hooks, tool, json!({})).await, None);
+    }
+    assert_eq!(read(&log), "mcp__github__write_file\n");
+
+    assert_eq!(
+        denial(&hooks, "Write", json!({})).await.as_deref(),
+        Some("no edits")
+    );
+    assert_eq!(
+        denial(&hooks, "Edit", json!({})).await.as_deref(),
+        Some("no edits")
+    );
+    assert_eq!(
+        denial(&hooks, "NotebookEdit", json!({})).await,
+        None,
+        "plain names match exactly"
+    );
+    let described = hooks.describe().to_string();
+    assert!(described.contains("Edit|Write"), "{described}");
+}
+
+#[tokio::test]
+async fn session_start_matchers_match_the_source() {
+    let dir = dir("session-start");
+    let log = dir.join("sources.log");
+    let command = format!(
+        "python3 -c 'import json,sys; print(json.load(sys.stdin)[\"source\"])' >> {}",
+        log.display()
+    );
+    let text = format!(
+        r#"{{"hooks": {{"SessionStart": [{{"matcher": "resume|compact", "hooks": [{{"type": "command", "command": {}}}]}}]}}}}"#,
+        quoted(&command)
+    );
+    let hooks = dispatcher(hooks_config::parse("settings.json", &text, true).unwrap());
+    let session = Session::new("s");
+    for source in ["startup", "resume", "clear", "compact"] {
+        let _ = hooks
+            .dispatch(&mut SessionStart::new(&session).with_source(source))
+            .await;
+    }
+    assert_eq!(read(&log), "resume\ncompact\n");
+}
+
+#[test]
+fn matchers_on_events_with_nothing_to_match_and_async_hooks_are_skipped_with_their_line() {
+    let text = r#"{
+  "hooks": {
+    "Stop": [{"matcher": "x", "hooks": [{"type": "command", "command": "true"}]}],
+    "PreToolUse": [{"matcher": "Bash", "hooks": [
+      {"type": "command", "command": "echo later", "async": true},
+      {"type": "command", "command": "true", "statusMessage": "Checking", "once": false}
+    ]}]
+  }
+}"#;
+    let config = hooks_config::parse("settings.json", text, true).unwrap();
+    assert_eq!(config.len(), 1, "{:?}", config.skipped());
+    let skipped = config.skipped();
+    assert!(
+        skipped[0].starts_with(
+            "settings.json:5: hook settings.json:5 (PreToolUse[0].hooks[0]): `\"async\": true`"
+        ),
+        "{skipped:?}"
+    );
+    assert!(
+        skipped[1].starts_with("settings.json:3: Stop hooks have nothing here to match \"x\""),
+        "{skipped:?}"
+    );
+    let Err(strict) = hooks_config::parse_strict("settings.json", text, true) else {
+        panic!("strict refuses the file");
+    };
+    assert_eq!(strict.problems().len(), 2, "{strict}");
+}
+
+#[tokio::test]
+async fn a_plugin_hooks_file_gets_its_root_and_runs_its_scripts() {
+    let plugin = dir("plugin").join("formatter");
+    let log = plugin.join("seen.log");
+    write(
+        plugin.join("scripts/x.sh"),
+        &format!(
+            "#!/bin/sh\nprintf '%s' \"$CLAUDE_PLUGIN_ROOT\" > {}\necho 'plugin says no' >&2\nexit 2\n",
+            log.display()
+        ),
+    );
+    let path = write(
+        plugin.join("hooks/hooks.json"),
+        r#"{
+  "description": "Formats what it writes",
+  "hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [
+    {"type": "command", "command": "sh \"${CLAUDE_PLUGIN_ROOT}\"/scripts/x.sh", "timeout": 30}
+  ]}]}
+}"#,
+    );
+    assert_eq!(
+        hooks_config::Format::of(&path),
+        hooks_config::Format::ClaudePlugin {
+            root: plugin.clone()
+        }
+    );
+    let hooks = dispatcher(hooks_config::load(&path).unwrap());
+    assert_eq!(
+        denial(&hooks, "Write", json!({"file_path": "a.rs"}))
+            .await
+            .as_deref(),
+        Some("plugin says no")
+    );
+    assert_eq!(read(&log), plugin.display().to_string());
+}
+
+#[tokio::test]
+async fn a_codex_hooks_file_loads() {
+    let path = write(
+        dir("codex").join(".codex/hooks.json"),
+        r#"{
+  "hooks": {
+    "PreToolUse": [{"matcher": "Bash", "hooks": [
+      {"type": "command", "command": "grep -q 'rm -rf' && { echo 'no rm -rf' >&2; exit 2; } || exit 0",
+       "timeoutSec": 5, "statusMessage": "Checking the command"}
+    ]}],
+    "PermissionRequest": [{"hooks": [{"type": "command", "command": "true"}]}]
+  }
+}"#,
+    );
+    assert_eq!(hooks_config::Format::of(&path), hooks_config::Format::Codex);
+    let config = hooks_config::load(&path).unwrap();
+    assert_eq!(config.skipped().len(), 1, "PermissionRequest is skipped");
+    let hooks = dispatcher(config);
+    assert_eq!(
+        denial(&hooks, "Bash", json!({"command": "rm -rf /"}))
+            .await
+            .as_deref(),
+        Some("no rm -rf")
+    );
+    assert_eq!(denial(&hooks, "Bash", json!({"command": "ls"})).await, None);
+    assert_eq!(
+        hooks.describe().hooks()[0].timeout_ms,
+        Some(6000),
+        "timeoutSec is the timeout (and a second's backstop)"
+    );
+}
+
+#[tokio::test]
+async fn env_block_and_env_file_reach_later_command_hooks_of_the_same_dispatcher() {
+    let dir = dir("env");
+    let log = dir.join("env.log");
+    let text = format!(
+        r#"{{
+  "env": {{"FOO": "bar"}},
+  "hooks": {{
+    "SessionStart": [{{"hooks": [{{"type": "command", "command": "echo 'export GREETING=\"hello world\"' >> \"$CLAUDE_ENV_FILE\"; echo 'PLAIN=1' >> \"$CLAUDE_ENV_FILE\""}}]}}],
+    "PreToolUse": [{{"hooks": [{{"type": "command", "command": {}}}]}}]
+  }}
+}}"#,
+        quoted(&format!(
+            "echo \"$FOO|$GREETING|$PLAIN|${{CLAUDE_ENV_FILE:-none}}\" >> {}",
+            log.display()
+        ))
+    );
+    let path = write(dir.join("settings.json"), &text);
+    let hooks = dispatcher(hooks_config::load(&path).unwrap());
+    let other = dispatcher(hooks_config::load(&path).unwrap());
+    let session = Session::new("s");
+
+    assert_eq!(denial(&hooks, "Read", json!({})).await, None);
+    let _ = hooks.dispatch(&mut SessionStart::new(&session)).await;
+    assert_eq!(denial(&hooks, "Read", json!({})).await, None);
+    assert_eq!(denial(&other, "Read", json!({})).await, None);
+    assert_eq!(
+        read(&log),
+        "bar|||none\nbar|hello world|1|none\nbar|||none\n",
+        "before the SessionStart hook, after it, and another dispatcher"
+    );
+}
+
+#[test]
+fn skipped_entries_show_in_describe_with_their_line() {
+    let text = r#"{
+  "hooks": {
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}],
+    "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}]
+  }
+}"#;
+    let hooks = dispatcher(hooks_config::parse("settings.json", text, true).unwrap());
+    let description = hooks.describe();
+    assert_eq!(description.skipped().len(), 1);
+    assert!(
+        description.skipped()[0]
+            .starts_with("settings.json:4: `Notification` hooks have no counterpart here"),
+        "{:?}",
+        description.skipped()
+    );
+    assert!(
+        description
+            .to_string()
+            .contains("skipped settings.json:4: `Notification` hooks"),
+        "{description}"
+    );
+}
+
+#[tokio::test]
+async fn on_error_continue_lets_a_crashing_guard_through_while_the_default_denies() {
+    let settings = |handler: &str, file: &str| {
+        format!(
+            r#"{{{file}"hooks": {{"PreToolUse": [{{"matcher": "Bash", "hooks": [{{"type": "command", "command": "echo boom >&2; exit 1"{handler}}}]}}]}}}}"#
+        )
+    };
+    let run = async |text: String| {
+        let hooks = dispatcher(hooks_config::parse("settings.json", &text, true).unwrap());
+        denial(&hooks, "Bash", json!({"command": "ls"})).await
+    };
+    let denied = run(settings("", "")).await;
+    assert!(
+        denied
+            .as_deref()
+            .is_some_and(|reason| reason.contains("boom")),
+        "fail-closed by default: {denied:?}"
+    );
+    assert_eq!(run(settings(r#", "onError": "continue""#, "")).await, None);
+    assert_eq!(run(settings(r#", "on_error": "continue""#, "")).await, None);
+    assert_eq!(
+        run(settings("", r#""hooksOnError": "continue", "#)).await,
+        None
+    );
+    assert!(
+        run(settings(
+            r#", "onError": "deny""#,
+            r#""hooksOnError": "continue", "#
+        ))
+        .await
+        .is_some(),
+        "the handler's own setting wins"
+    );
+    let error = parse_error(
+        "settings.json",
+        &settings(r#", "onError": "maybe""#, ""),
+        true,
+    );
+    assert!(
+        error.problems()[0].contains("`onError`: \"deny\" or \"continue\", not \"maybe\""),
         "{error}"
     );
 }

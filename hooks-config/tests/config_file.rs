@@ -110,7 +110,7 @@ command = ["true"]
     assert_eq!(
         problems,
         [
-            "bad.toml:2: hook `no_mode`: needs exactly one of `command`, `http` or `prompt`",
+            "bad.toml:2: hook `no_mode`: needs exactly one of `command`, `http`, `prompt`, `agent` or `mcp_tool`",
             "bad.toml:6: hook `strict_observer`: bad pattern \"sql_.*+\" in `matches`: `*` may only start or end a tool name, as in `sql_*` or `*_write`",
             "bad.toml:13: hook `shell_string`: `matches` only applies to tool events (pre_tool_use, post_tool_use, post_tool_use_failure), not stop",
             "bad.toml:13: hook `shell_string`: bad `timeout` \"soon\": expected number at 0 (write e.g. \"5s\")",
