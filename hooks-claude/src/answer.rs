@@ -1,0 +1,219 @@
+//! What the binary answers, in the host's protocol: exit 2 with the reason
+//! on stderr to block; JSON on stdout for rewrites, asks, context and
+//! messages for the person; nothing at all when the hooks had nothing to say.
+
+use hooks_core::{Denial, DenialCause, Outcome, Value, json};
+use serde_json::Map;
+
+use crate::host::{Host, RewriteDecision};
+
+/// The exit code that blocks, in both tools' protocols.
+pub const BLOCK: u8 = 2;
+
+/// The binary's answer to one event: what it exits with and prints.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Answer {
+    code: u8,
+    stdout: String,
+    stderr: String,
+}
+
+impl Answer {
+    /// No objection and nothing to add: exit 0, no output.
+    pub fn nothing() -> Self {
+        Answer::default()
+    }
+
+    /// Blocks with `reason` (exit 2, the reason on stderr): the call, the
+    /// prompt, or the stop, as the event means it.
+    pub fn block(reason: impl Into<String>) -> Self {
+        let mut stderr = reason.into();
+        if !stderr.ends_with('\n') {
+            stderr.push('\n');
+        }
+        Answer {
+            code: BLOCK,
+            stdout: String::new(),
+            stderr,
+        }
+    }
+
+    /// Exit 0 with this JSON on stdout.
+    pub(crate) fn json(value: &Value) -> Self {
+        Self::json_text(format!("{value}\n"))
+    }
+
+    /// Exit 0 with this text on stdout.
+    pub(crate) fn json_text(stdout: String) -> Self {
+        Answer {
+            code: 0,
+            stdout,
+            stderr: String::new(),
+        }
+    }
+
+    /// The exit code: 0, or [`BLOCK`].
+    pub fn code(&self) -> u8 {
+        self.code
+    }
+
+    /// What goes to stdout: the protocol JSON, or nothing.
+    pub fn stdout(&self) -> &str {
+        &self.stdout
+    }
+
+    /// What goes to stderr: the reason of a block.
+    pub fn stderr(&self) -> &str {
+        &self.stderr
+    }
+
+    /// The JSON on stdout, if any.
+    pub fn json_value(&self) -> Option<Value> {
+        serde_json::from_str(&self.stdout).ok()
+    }
+}
+
+/// A denial as the reason the host shows: the hook's reason, naming the
+/// hook when the reason does not already.
+pub(crate) fn reason(denial: &Denial) -> String {
+    let hook = denial.hook().to_string();
+    let reason = denial.reason();
+    if reason.contains(&hook) {
+        reason.to_owned()
+    } else {
+        format!("{reason} (hook `{hook}`)")
+    }
+}
+
+/// A refusal: exit 2 with the reason — or, when a hook also ended the
+/// session, JSON saying both (`continue: false` overrides everything, and
+/// exit 2 would drop the JSON).
+pub(crate) fn refuse(event: &'static str, outcome: &Outcome, denial: &Denial) -> Answer {
+    if outcome.end_session().is_none() {
+        return Answer::block(reason(denial));
+    }
+    let reply = Reply::new(event, outcome);
+    if event == "PreToolUse" {
+        reply
+            .specific("permissionDecision", json!("deny"))
+            .specific("permissionDecisionReason", json!(reason(denial)))
+    } else {
+        reply
+            .top("decision", json!("block"))
+            .top("reason", json!(reason(denial)))
+    }
+    .answer()
+}
+
+/// Builds the JSON answer of one event.
+pub(crate) struct Reply {
+    event: &'static str,
+    top: Map<String, Value>,
+    specific: Map<String, Value>,
+}
+
+impl Reply {
+    /// An empty reply to `event`, with the messages hooks left for the person.
+    pub(crate) fn new(event: &'static str, outcome: &Outcome) -> Self {
+        let mut top = Map::new();
+        let messages: Vec<&str> = outcome
+            .messages()
+            .iter()
+            .map(|message| message.text.as_str())
+            .collect();
+        if !messages.is_empty() {
+            top.insert("systemMessage".into(), json!(messages.join("\n")));
+        }
+        if let Some(end) = outcome.end_session() {
+            top.insert("continue".into(), json!(false));
+            top.insert("stopReason".into(), json!(end.reason));
+        }
+        Reply {
+            event,
+            top,
+            specific: Map::new(),
+        }
+    }
+
+    /// Context for the model (`additionalContext`), if hooks injected any.
+    pub(crate) fn context(mut self, text: &str) -> Self {
+        if !text.is_empty() {
+            self.specific
+                .insert("additionalContext".into(), json!(text));
+        }
+        self
+    }
+
+    pub(crate) fn specific(mut self, key: &str, value: Value) -> Self {
+        self.specific.insert(key.into(), value);
+        self
+    }
+
+    pub(crate) fn top(mut self, key: &str, value: Value) -> Self {
+        self.top.insert(key.into(), value);
+        self
+    }
+
+    /// The answer: nothing when there is nothing to say.
+    pub(crate) fn answer(mut self) -> Answer {
+        if !self.specific.is_empty() {
+            self.specific
+                .insert("hookEventName".into(), json!(self.event));
+            self.top
+                .insert("hookSpecificOutput".into(), Value::Object(self.specific));
+        }
+        if self.top.is_empty() {
+            Answer::nothing()
+        } else {
+            Answer::json(&Value::Object(self.top))
+        }
+    }
+}
+
+/// A pre-tool-use outcome: block, ask, rewrite, or let through.
+pub(crate) struct PreToolAnswer<'a> {
+    pub(crate) host: Host,
+    pub(crate) rewrites: RewriteDecision,
+    pub(crate) outcome: &'a Outcome,
+    /// The prompt, when a hook asked and the host is to ask its user.
+    pub(crate) asked: Option<String>,
+    /// The final arguments, when hooks changed them.
+    pub(crate) rewritten: Option<&'a Value>,
+    pub(crate) context: &'a str,
+}
+
+impl PreToolAnswer<'_> {
+    pub(crate) fn answer(self) -> Answer {
+        let reply = Reply::new("PreToolUse", self.outcome).context(self.context);
+        if let Some(denial) = self.outcome.denial() {
+            return match (self.asked, denial.cause()) {
+                (Some(prompt), DenialCause::NotApproved(_)) if self.host.can_ask() => {
+                    let reply = reply
+                        .specific("permissionDecision", json!("ask"))
+                        .specific("permissionDecisionReason", json!(prompt));
+                    match self.rewritten {
+                        Some(args) => reply.specific("updatedInput", args.clone()),
+                        None => reply,
+                    }
+                    .answer()
+                }
+                _ => refuse("PreToolUse", self.outcome, denial),
+            };
+        }
+        let Some(args) = self.rewritten else {
+            return reply.answer();
+        };
+        let decision = match (self.host, self.rewrites) {
+            (Host::Claude, RewriteDecision::Ask) => "ask",
+            (Host::Claude, RewriteDecision::Allow) | (Host::Codex, _) => "allow",
+        };
+        reply
+            .specific("permissionDecision", json!(decision))
+            .specific(
+                "permissionDecisionReason",
+                json!("the call was rewritten by its hooks"),
+            )
+            .specific("updatedInput", args.clone())
+            .answer()
+    }
+}

@@ -1,0 +1,59 @@
+//! Our compiled hooks as the one hook Claude Code and Codex call.
+//!
+//! Those tools run their hooks in no defined order, race their rewrites,
+//! and fail open: a hook that crashes, times out or cannot start lets the
+//! call through. A binary built with this crate is installed as their
+//! command hook for every event; it reads the event on stdin, runs the
+//! program's linked hooks, the standard hooks and a config file's in one
+//! ordered, fail-closed dispatch, and answers in their protocol:
+//!
+//! | what the hooks did              | answer                                                      |
+//! |---------------------------------|-------------------------------------------------------------|
+//! | denied (a call, prompt, stop)   | exit 2, the reason (naming the hook) on stderr               |
+//! | asked for a person's yes        | Claude Code: `permissionDecision: "ask"`; Codex: the approval store, or refused |
+//! | rewrote a call's arguments      | `updatedInput` with `ask` (Claude Code default) or `allow`   |
+//! | replaced a tool's output        | Claude Code: `updatedToolOutput`; Codex: refused, with the replacement as the reason |
+//! | rewrote a prompt                | refused: neither tool can replace a prompt                   |
+//! | injected context                | `additionalContext`                                          |
+//! | left a message for the person   | `systemMessage`                                              |
+//! | panicked, timed out, bad input, broken store | exit 2, saying what failed                      |
+//!
+//! Each call is a new process, so what must outlive it lives in stores: the
+//! rate limit counts in SQLite (`rate-limit.db` in the state directory,
+//! unless a config file's `[rate_limit]` says otherwise), approvals in the
+//! approval store, the audit log in its JSON Lines file.
+//!
+//! A program with its own hooks:
+//!
+//! ```no_run
+//! // src/bin/agent-hooks.rs
+//! use hooks_core::prelude::*;
+//!
+//! #[pre_tool_use(matches = "Bash(git push*)")]
+//! fn no_push(_ctx: &PreToolUse) -> Decision {
+//!     Decision::deny("pushing is for people")
+//! }
+//!
+//! fn main() -> std::process::ExitCode {
+//!     hooks_claude::HookBinary::new().run()
+//! }
+//! ```
+//!
+//! Then `agent-hooks --print-settings claude` prints the `hooks` block for
+//! `.claude/settings.json` (`codex`: for `.codex/hooks.json`). Without Rust,
+//! the `hooks-claude` binary runs the standard hooks and a `--config` file's.
+
+mod answer;
+mod asks;
+mod cli;
+mod host;
+mod input;
+mod respond;
+mod settings;
+
+pub use answer::{Answer, BLOCK};
+pub use cli::HookBinary;
+pub use host::{Host, RewriteDecision};
+pub use input::{InputError, MAX_INPUT};
+pub use respond::{DEFAULT_TIMEOUT, Responder};
+pub use settings::{command_line, settings};

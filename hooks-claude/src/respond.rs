@@ -1,0 +1,258 @@
+//! One event in, one answer out: parse, dispatch under a deadline, answer
+//! in the host's protocol. Everything that goes wrong blocks.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use hooks_core::{Hooks, Outcome, Value};
+
+use crate::answer::{Answer, PreToolAnswer, Reply, refuse};
+use crate::asks::Asked;
+use crate::host::{Host, RewriteDecision};
+use crate::input::{self, Incoming};
+
+/// A built dispatcher answering events for one host.
+///
+/// ```
+/// # async fn demo() {
+/// use hooks_claude::{Host, Responder};
+/// use hooks_core::prelude::*;
+///
+/// let responder = Responder::new(Hooks::builder().without_linked(), Host::Claude).unwrap();
+/// let answer = responder
+///     .answer(br#"{"session_id": "s", "hook_event_name": "PreToolUse",
+///                 "tool_name": "Bash", "tool_input": {"command": "ls"}}"#)
+///     .await;
+/// assert_eq!((answer.code(), answer.stdout()), (0, ""));
+/// # }
+/// ```
+pub struct Responder {
+    hooks: Hooks,
+    host: Host,
+    rewrites: RewriteDecision,
+    timeout: Duration,
+    user: Option<String>,
+    asked: Arc<Asked>,
+}
+
+/// How long the hooks may take, unless told: below Claude Code's and
+/// Codex's own 60-second default, so the binary answers (and blocks) before
+/// the host gives up on it and lets the call through.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(55);
+
+impl Responder {
+    /// Builds `builder` for `host`: a hook's `Ask` goes to the host's own
+    /// dialog where it has one, else to the builder's approver (if any).
+    pub fn new(builder: hooks_core::HooksBuilder, host: Host) -> Result<Self, String> {
+        let asked = Arc::new(Asked::default());
+        let shared = Arc::clone(&asked);
+        let hooks = builder
+            .wrap_approver(move |fallback| crate::asks::HostAsks {
+                host,
+                asked: shared,
+                fallback,
+            })
+            .build()
+            .map_err(|error| error.to_string())?;
+        Ok(Responder {
+            hooks,
+            host,
+            rewrites: RewriteDecision::default(),
+            timeout: DEFAULT_TIMEOUT,
+            user: None,
+            asked,
+        })
+    }
+
+    /// What a rewritten call is sent with on Claude Code (default `ask`).
+    #[must_use]
+    pub fn rewrites(mut self, decision: RewriteDecision) -> Self {
+        self.rewrites = decision;
+        self
+    }
+
+    /// How long the hooks may take before the event is blocked.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Who runs the agent (the OS user): the session's user id.
+    #[must_use]
+    pub fn user(mut self, user: impl Into<String>) -> Self {
+        self.user = Some(user.into());
+        self
+    }
+
+    /// The dispatcher.
+    pub fn hooks(&self) -> &Hooks {
+        &self.hooks
+    }
+
+    /// The host it answers.
+    pub fn host(&self) -> Host {
+        self.host
+    }
+
+    /// Answers one event, as read from stdin. Input that cannot be read,
+    /// and hooks that do not finish in time, block.
+    pub async fn answer(&self, input: &[u8]) -> Answer {
+        let incoming = match input::parse(input, self.user.as_deref()) {
+            Ok(incoming) => incoming,
+            Err(error) => return Answer::block(format!("hooks: {error}; refused")),
+        };
+        match tokio::time::timeout(self.timeout, self.dispatch(incoming)).await {
+            Ok(answer) => answer,
+            Err(_) => Answer::block(format!(
+                "hooks: the hooks did not finish within {}s; refused (fail-closed)",
+                self.timeout.as_secs_f64()
+            )),
+        }
+    }
+
+    async fn dispatch(&self, incoming: Incoming) -> Answer {
+        let hooks = &self.hooks;
+        match incoming {
+            Incoming::PreToolUse(mut ctx) => {
+                let original = ctx.args().clone();
+                let outcome = hooks.dispatch(&mut ctx).await;
+                let asked = self.asked.take(ctx.session().id(), ctx.call_id());
+                PreToolAnswer {
+                    host: self.host,
+                    rewrites: self.rewrites,
+                    outcome: &outcome,
+                    asked,
+                    rewritten: (ctx.args() != &original).then(|| ctx.args()),
+                    context: ctx.injected().text(),
+                }
+                .answer()
+            }
+            Incoming::PostToolUse(ctx) => self.post_tool_use(ctx).await,
+            Incoming::PostToolUseFailure(mut ctx) => {
+                let outcome = hooks.dispatch(&mut ctx).await;
+                Reply::new("PostToolUseFailure", &outcome)
+                    .context(ctx.injected().text())
+                    .answer()
+            }
+            Incoming::UserPromptSubmit(ctx) => self.user_prompt_submit(ctx).await,
+            Incoming::SessionStart(mut ctx) => {
+                let outcome = hooks.dispatch(&mut ctx).await;
+                Reply::new("SessionStart", &outcome)
+                    .context(ctx.injected().text())
+                    .answer()
+            }
+            Incoming::SubagentStart(mut ctx) => {
+                let outcome = hooks.dispatch(&mut ctx).await;
+                if let Some(denial) = outcome.denial() {
+                    return refuse("SubagentStart", &outcome, denial);
+                }
+                Reply::new("SubagentStart", &outcome)
+                    .context(ctx.injected().text())
+                    .answer()
+            }
+            Incoming::Stop(mut ctx) => {
+                let outcome = hooks.dispatch(&mut ctx).await;
+                stopping("Stop", &outcome)
+            }
+            Incoming::SubagentStop(mut ctx) => {
+                let outcome = hooks.dispatch(&mut ctx).await;
+                stopping("SubagentStop", &outcome)
+            }
+            Incoming::PreCompact(mut ctx) => {
+                let outcome = hooks.dispatch(&mut ctx).await;
+                Reply::new("PreCompact", &outcome).answer()
+            }
+            Incoming::SessionEnd(mut ctx) => {
+                let outcome = hooks.dispatch(&mut ctx).await;
+                Reply::new("SessionEnd", &outcome).answer()
+            }
+            Incoming::Unmapped(event) => {
+                tracing::debug!(%event, "no counterpart here: nothing to run");
+                Answer::nothing()
+            }
+        }
+    }
+
+    async fn post_tool_use(&self, mut ctx: hooks_core::PostToolUse) -> Answer {
+        let hooks = &self.hooks;
+        let original = ctx.result().cloned().map_err(str::to_owned);
+        let outcome = hooks.dispatch(&mut ctx).await;
+        if let Some(denial) = outcome.denial() {
+            return refuse("PostToolUse", &outcome, denial);
+        }
+        let reply = Reply::new("PostToolUse", &outcome).context(ctx.injected().text());
+        let now = ctx.result().cloned().map_err(str::to_owned);
+        if now == original {
+            return reply.answer();
+        }
+        let output = match now {
+            Ok(value) => value,
+            Err(error) => Value::String(error),
+        };
+        match self.host {
+            Host::Claude => reply.specific("updatedToolOutput", output).answer(),
+            // Codex reads no replacement output: the model would see
+            // what the hooks withheld, so the call is refused, with
+            // the hooks' version as the reason it reads instead.
+            Host::Codex => Answer::block(format!(
+                "the hooks replaced this tool's output, which Codex cannot do; use this \
+                 instead of the output above: {}",
+                text(&output)
+            )),
+        }
+    }
+
+    async fn user_prompt_submit(&self, mut ctx: hooks_core::UserPromptSubmit) -> Answer {
+        let hooks = &self.hooks;
+        let original = ctx.prompt().to_owned();
+        let outcome = hooks.dispatch(&mut ctx).await;
+        if let Some(denial) = outcome.denial() {
+            return refuse("UserPromptSubmit", &outcome, denial);
+        }
+        if ctx.prompt() != original {
+            // A prompt cannot be replaced through the protocol; sent
+            // on as it was, what a hook took out (a secret) would
+            // reach the model. So it is refused, saying why.
+            return Answer::block(format!(
+                "a hook rewrote this prompt (hooks: {}), and {} cannot replace a \
+                 prompt; refused so the original does not reach the model",
+                rewriters(&ctx),
+                self.host.title()
+            ));
+        }
+        Reply::new("UserPromptSubmit", &outcome)
+            .context(ctx.injected().text())
+            .answer()
+    }
+}
+
+/// A stop refused keeps the agent going, with the reason as its next instruction.
+fn stopping(event: &'static str, outcome: &Outcome) -> Answer {
+    match outcome.denial() {
+        Some(denial) => refuse(event, outcome, denial),
+        None => Reply::new(event, outcome).answer(),
+    }
+}
+
+/// The hooks that rewrote a prompt, for the reason.
+fn rewriters(ctx: &hooks_core::UserPromptSubmit) -> String {
+    let names: Vec<String> = ctx
+        .rewrites()
+        .iter()
+        .map(|rewrite| format!("`{}`", rewrite.hook))
+        .collect();
+    if names.is_empty() {
+        "unknown".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// A value as the model reads it: a string as itself, anything else as JSON.
+fn text(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,368 @@
+//! The hook binary as Claude Code and Codex run it: a new process per
+//! event, the event on stdin, the answer in the exit code, stdout and
+//! stderr. This program is both the tests and the binary: run with
+//! `HOOKS_CLAUDE_TEST_CHILD` set, it is a hook binary whose linked hooks are
+//! the guards below (so no child entry point shows up as a passing test).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Output, Stdio};
+
+use hooks_core::prelude::*;
+use hooks_core::{Approval, json};
+
+hooks_core::link!(hooks_std);
+
+const CHILD: &str = "HOOKS_CLAUDE_TEST_CHILD";
+
+/// A guard that falls over: the binary must block, naming it.
+#[pre_tool_use(matches = "explode")]
+fn exploding_guard(_ctx: &PreToolUse) -> Decision {
+    panic!("the guard fell over");
+}
+
+/// Caps every query at 10 rows.
+#[pre_tool_use(matches = "sql_query")]
+fn cap_rows(ctx: &mut PreToolUse) -> Decision {
+    ctx.args_mut()["limit"] = json!(10);
+    Decision::Continue
+}
+
+/// Deploys need a person.
+#[pre_tool_use(matches = "deploy")]
+fn confirm_deploys(_ctx: &PreToolUse) -> Decision {
+    Decision::Ask(Approval::new("deploy to production?"))
+}
+
+/// Never answers: the binary's deadline must block.
+#[pre_tool_use(matches = "hang")]
+async fn hanging_guard(_ctx: &PreToolUse) -> Decision {
+    std::future::pending::<()>().await;
+    Decision::Continue
+}
+
+/// Out of budget: this call is refused and the whole session ends.
+#[pre_tool_use(matches = "spend")]
+fn budget(ctx: &PreToolUse) -> Decision {
+    ctx.end_session("the budget for this session is spent");
+    Decision::deny("no budget left")
+}
+
+/// One test: it gets a scratch directory of its own.
+type Test = fn(&Path);
+
+fn main() -> ExitCode {
+    if std::env::var_os(CHILD).is_some() {
+        return hooks_claude::HookBinary::new().run();
+    }
+    let tests: &[(&str, Test)] = &[
+        (
+            "a_hundred_invocations_admit_exactly_ten",
+            a_hundred_invocations_admit_exactly_ten,
+        ),
+        (
+            "a_panicking_guard_blocks_naming_it",
+            a_panicking_guard_blocks_naming_it,
+        ),
+        (
+            "printed_settings_load_in_our_loader",
+            printed_settings_load_in_our_loader,
+        ),
+        (
+            "rewrites_go_back_as_updated_input",
+            rewrites_go_back_as_updated_input,
+        ),
+        (
+            "asks_go_to_claude_and_are_refused_on_codex",
+            asks_go_to_claude_and_are_refused_on_codex,
+        ),
+        (
+            "a_hook_past_the_deadline_blocks",
+            a_hook_past_the_deadline_blocks,
+        ),
+        (
+            "bad_input_and_broken_stores_block",
+            bad_input_and_broken_stores_block,
+        ),
+        (
+            "ending_the_session_goes_back_as_continue_false",
+            ending_the_session_goes_back_as_continue_false,
+        ),
+        (
+            "events_without_a_counterpart_pass_silently",
+            events_without_a_counterpart_pass_silently,
+        ),
+    ];
+    let root = scratch();
+    let mut failed = 0;
+    for (name, test) in tests {
+        let dir = root.join(name);
+        std::fs::create_dir_all(&dir).expect("scratch directory");
+        let result = std::panic::catch_unwind(|| test(&dir));
+        println!(
+            "test {name} ... {}",
+            if result.is_ok() { "ok" } else { "FAILED" }
+        );
+        failed += usize::from(result.is_err());
+    }
+    println!("\n{} passed; {failed} failed", tests.len() - failed);
+    if failed == 0 {
+        let _ = std::fs::remove_dir_all(&root);
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn scratch() -> PathBuf {
+    let root =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("hooks-claude-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    root
+}
+
+/// Runs this program as the hook binary, in `dir` (its state directory).
+fn hook(dir: &Path, args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(std::env::current_exe().expect("own path"))
+        .env(CHILD, "1")
+        .env_remove("HOOKS_STATE_DIR")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the hook binary");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write the event");
+    child.wait_with_output().expect("hook binary output")
+}
+
+#[allow(clippy::needless_pass_by_value)] // called with `json!(...)` literals
+fn pre_tool_use(tool: &str, input: serde_json::Value) -> String {
+    json!({
+        "session_id": "s-1", "transcript_path": "/tmp/t.jsonl", "cwd": "/work",
+        "permission_mode": "default", "hook_event_name": "PreToolUse",
+        "tool_name": tool, "tool_input": input, "tool_use_id": "toolu_01"
+    })
+    .to_string()
+}
+
+fn stdout_json(output: &Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "stdout is not JSON ({error}): {:?}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn a_hundred_invocations_admit_exactly_ten(dir: &Path) {
+    let config = dir.join("hooks.toml");
+    std::fs::write(
+        &config,
+        "[rate_limit]\nrules = [{ tools = \"web_fetch\", by = [], max = 10, per = \"1m\" }]\n",
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    let event = pre_tool_use("web_fetch", json!({"url": "https://example.com"}));
+    let mut admitted = 0;
+    let mut refused = 0;
+    // Ten at a time: separate processes racing for the same slots.
+    for _ in 0..10 {
+        let children: Vec<_> = (0..10)
+            .map(|_| {
+                let dir = dir.to_owned();
+                let event = event.clone();
+                let config = config.to_owned();
+                std::thread::spawn(move || hook(&dir, &["--config", &config], &event))
+            })
+            .collect();
+        for child in children {
+            let output = child.join().expect("invocation thread");
+            match output.status.code() {
+                Some(0) => admitted += 1,
+                Some(2) => {
+                    assert!(
+                        stderr(&output).contains("rate limit"),
+                        "{}",
+                        stderr(&output)
+                    );
+                    refused += 1;
+                }
+                other => panic!("exit {other:?}: {}", stderr(&output)),
+            }
+        }
+    }
+    assert_eq!((admitted, refused), (10, 90));
+}
+
+fn a_panicking_guard_blocks_naming_it(dir: &Path) {
+    let output = hook(dir, &[], &pre_tool_use("explode", json!({})));
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let reason = stderr(&output);
+    assert!(reason.contains("exploding_guard"), "{reason}");
+    assert!(reason.contains("the guard fell over"), "{reason}");
+    assert!(output.stdout.is_empty());
+}
+
+fn printed_settings_load_in_our_loader(dir: &Path) {
+    let config = dir.join("hooks.toml");
+    std::fs::write(&config, "[truncate]\nmax_bytes = 4096\n").unwrap();
+    for host in [hooks_claude::Host::Claude, hooks_claude::Host::Codex] {
+        let output = hook(
+            dir,
+            &[
+                "--print-settings",
+                host.as_str(),
+                "--config",
+                config.to_str().unwrap(),
+            ],
+            "",
+        );
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let text = String::from_utf8(output.stdout).unwrap();
+        let file = dir.join(format!("{host}.json"));
+        std::fs::write(&file, &text).unwrap();
+        let loaded = hooks_config::load_strict(&file)
+            .unwrap_or_else(|error| panic!("{host} settings do not load: {error}\n{text}"));
+        assert_eq!(loaded.len(), host.events().len(), "{text}");
+        // Each entry runs this binary, with the config made absolute.
+        assert!(text.contains(&format!("--host {host}")), "{text}");
+        assert!(text.contains(config.to_str().unwrap()), "{text}");
+        let hooks = loaded
+            .apply(Hooks::builder().without_linked())
+            .expect("applies")
+            .build()
+            .expect("builds");
+        assert_eq!(hooks.describe().hooks().len(), host.events().len());
+    }
+}
+
+fn rewrites_go_back_as_updated_input(dir: &Path) {
+    let event = pre_tool_use("sql_query", json!({"sql": "select * from users"}));
+    for (args, decision) in [
+        (&[][..], "ask"),
+        (&["--rewrites", "allow"][..], "allow"),
+        (&["--host", "codex"][..], "allow"),
+    ] {
+        let output = hook(dir, args, &event);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let answer = stdout_json(&output);
+        let specific = &answer["hookSpecificOutput"];
+        assert_eq!(specific["hookEventName"], "PreToolUse");
+        assert_eq!(specific["permissionDecision"], decision, "{args:?}");
+        assert_eq!(
+            specific["updatedInput"],
+            json!({"sql": "select * from users", "limit": 10})
+        );
+    }
+}
+
+fn asks_go_to_claude_and_are_refused_on_codex(dir: &Path) {
+    let event = pre_tool_use("deploy", json!({"env": "prod"}));
+    let claude = hook(dir, &[], &event);
+    assert_eq!(claude.status.code(), Some(0), "{}", stderr(&claude));
+    let answer = stdout_json(&claude);
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "ask");
+    assert!(
+        answer["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("deploy to production?")
+    );
+    // Codex cannot ask; with no approval store, nobody can: refused.
+    let codex = hook(dir, &["--host", "codex"], &event);
+    assert_eq!(codex.status.code(), Some(2));
+    assert!(stderr(&codex).contains("cannot ask"), "{}", stderr(&codex));
+}
+
+fn a_hook_past_the_deadline_blocks(dir: &Path) {
+    let output = hook(dir, &["--timeout", "1"], &pre_tool_use("hang", json!({})));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("did not finish within 1s"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+fn bad_input_and_broken_stores_block(dir: &Path) {
+    for input in ["", "{not json", r#"{"hook_event_name": "PreToolUse"}"#] {
+        let output = hook(dir, &[], input);
+        assert_eq!(output.status.code(), Some(2), "{input:?}");
+        assert!(
+            stderr(&output).contains("cannot read the hook event"),
+            "{}",
+            stderr(&output)
+        );
+    }
+    // A rate-limit database that is not a database: every call blocks, naming it.
+    let broken = dir.join("not-a-database.db");
+    std::fs::write(&broken, "this is not SQLite ".repeat(100)).unwrap();
+    let config = dir.join("broken.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[rate_limit]\ndatabase = {:?}\nrules = [{{ max = 5, per = \"1m\" }}]\n",
+            broken.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let output = hook(
+        dir,
+        &["--config", config.to_str().unwrap()],
+        &pre_tool_use("web_fetch", json!({})),
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("not-a-database.db"),
+        "{}",
+        stderr(&output)
+    );
+    // An unknown option is not ignored.
+    let output = hook(
+        dir,
+        &["--hots", "claude"],
+        &pre_tool_use("web_fetch", json!({})),
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("unknown argument `--hots`"));
+}
+
+fn events_without_a_counterpart_pass_silently(dir: &Path) {
+    let output = hook(
+        dir,
+        &[],
+        r#"{"session_id": "s", "hook_event_name": "Notification", "message": "waiting"}"#,
+    );
+    assert_eq!(output.status.code(), Some(0));
+    assert!(output.stdout.is_empty() && output.stderr.is_empty());
+}
+
+fn ending_the_session_goes_back_as_continue_false(dir: &Path) {
+    for host in ["claude", "codex"] {
+        let output = hook(dir, &["--host", host], &pre_tool_use("spend", json!({})));
+        // JSON, not exit 2: exit 2 would drop `continue: false`.
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let answer = stdout_json(&output);
+        assert_eq!(answer["continue"], false);
+        assert_eq!(answer["stopReason"], "the budget for this session is spent");
+        assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+        assert!(
+            answer["hookSpecificOutput"]["permissionDecisionReason"]
+                .as_str()
+                .unwrap()
+                .contains("no budget left")
+        );
+    }
+}

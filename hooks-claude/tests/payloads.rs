@@ -1,0 +1,724 @@
+//! Every event Claude Code and Codex document, as a payload written from
+//! their documented input fields (`tests/payloads/<host>/<Event>.json`; see
+//! the README there for the sources), fed to a `Responder`, and the answer
+//! checked: silence without hooks, each field where a hook reads it, and
+//! each thing a hook can do answered in the host's protocol.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use hooks_claude::{Answer, Host, Responder, RewriteDecision};
+use hooks_core::prelude::*;
+use hooks_core::{Event, HooksBuilder};
+use serde_json::Map;
+
+/// Every event the Claude Code hooks reference documents.
+const CLAUDE_EVENTS: &[&str] = &[
+    "Setup",
+    "SessionStart",
+    "UserPromptSubmit",
+    "UserPromptExpansion",
+    "PreToolUse",
+    "PermissionRequest",
+    "PermissionDenied",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "Notification",
+    "SubagentStart",
+    "SubagentStop",
+    "TaskCreated",
+    "TaskCompleted",
+    "Stop",
+    "StopFailure",
+    "TeammateIdle",
+    "PreCompact",
+    "PostCompact",
+    "SessionEnd",
+    "Elicitation",
+    "ElicitationResult",
+    "ConfigChange",
+    "InstructionsLoaded",
+    "CwdChanged",
+    "FileChanged",
+    "WorktreeCreate",
+    "WorktreeRemove",
+];
+
+/// Every event the Codex hooks page documents.
+const CODEX_EVENTS: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PreCompact",
+    "PostCompact",
+    "SubagentStart",
+    "SubagentStop",
+    "Stop",
+    "Interrupt",
+    "SessionEnd",
+];
+
+/// The events with a context here: the rest must run nothing.
+const MAPPED: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "SubagentStart",
+    "SubagentStop",
+    "Stop",
+    "PreCompact",
+    "SessionEnd",
+];
+
+const HOSTS: [Host; 2] = [Host::Claude, Host::Codex];
+
+fn documented(host: Host) -> &'static [&'static str] {
+    match host {
+        Host::Claude => CLAUDE_EVENTS,
+        Host::Codex => CODEX_EVENTS,
+    }
+}
+
+fn dir(host: Host) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/payloads")
+        .join(host.as_str())
+}
+
+fn raw(host: Host, event: &str) -> Vec<u8> {
+    let path = dir(host).join(format!("{event}.json"));
+    std::fs::read(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+}
+
+fn fixture(host: Host, event: &str) -> Map<String, Value> {
+    match serde_json::from_slice(&raw(host, event)) {
+        Ok(Value::Object(fields)) => fields,
+        other => panic!("{host}/{event}.json is not a JSON object: {other:?}"),
+    }
+}
+
+fn no_hooks() -> HooksBuilder {
+    Hooks::builder().without_linked()
+}
+
+async fn answer(host: Host, builder: HooksBuilder, event: &str) -> Answer {
+    let responder = Responder::new(builder, host).expect("the hooks build");
+    responder.answer(&raw(host, event)).await
+}
+
+/// The `hookSpecificOutput` of a JSON answer, checked to name `event`.
+fn specific(answer: &Answer, event: &str) -> Map<String, Value> {
+    assert_eq!(answer.code(), 0, "stderr: {}", answer.stderr());
+    let json = answer
+        .json_value()
+        .unwrap_or_else(|| panic!("no JSON on stdout: {:?}", answer.stdout()));
+    let Some(Value::Object(specific)) = json.get("hookSpecificOutput") else {
+        panic!("no hookSpecificOutput in {json}");
+    };
+    assert_eq!(specific["hookEventName"], json!(event), "{json}");
+    specific.clone()
+}
+
+fn blocked(answer: &Answer, says: &[&str]) {
+    assert_eq!(
+        answer.code(),
+        hooks_claude::BLOCK,
+        "stdout: {}",
+        answer.stdout()
+    );
+    assert_eq!(answer.stdout(), "");
+    for text in says {
+        assert!(
+            answer.stderr().contains(text),
+            "{text:?} not in {:?}",
+            answer.stderr()
+        );
+    }
+}
+
+#[test]
+fn fixtures_cover_every_documented_event() {
+    for host in HOSTS {
+        let mut found: Vec<String> = std::fs::read_dir(dir(host))
+            .expect("fixture directory")
+            .map(|entry| entry.expect("entry").path())
+            .filter(|path| path.extension().and_then(|ext| ext.to_str()) == Some("json"))
+            .map(|path| path.file_stem().unwrap().to_string_lossy().into_owned())
+            .collect();
+        found.sort();
+        let mut expected: Vec<String> = documented(host).iter().map(ToString::to_string).collect();
+        expected.sort();
+        assert_eq!(found, expected, "{host}");
+        for event in documented(host) {
+            let fields = fixture(host, event);
+            assert_eq!(fields["hook_event_name"], json!(event), "{host}/{event}");
+            for common in ["session_id", "transcript_path", "cwd"] {
+                assert!(
+                    fields.contains_key(common),
+                    "{host}/{event} has no {common}"
+                );
+            }
+            // Codex's SessionEnd is the one event without `model`.
+            if host == Host::Codex && *event != "SessionEnd" {
+                assert!(fields.contains_key("model"), "{host}/{event} has no model");
+            }
+            if host == Host::Claude {
+                assert!(fields.contains_key("permission_mode"), "{host}/{event}");
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn without_hooks_every_event_passes_silently() {
+    for host in HOSTS {
+        for event in documented(host) {
+            let answer = answer(host, no_hooks(), event).await;
+            // A parse failure would be exit 2 "cannot read the hook event".
+            assert_eq!(
+                (answer.code(), answer.stdout(), answer.stderr()),
+                (0, "", ""),
+                "{host}/{event}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_payload_missing_what_its_event_needs_is_refused() {
+    // The silence above means something only if a payload that cannot be
+    // read is not silent: each mapped event without its required field.
+    for (host, event, field) in [
+        (Host::Claude, "PreToolUse", "tool_name"),
+        (Host::Codex, "PreToolUse", "tool_name"),
+        (Host::Claude, "UserPromptSubmit", "prompt"),
+        (Host::Codex, "UserPromptSubmit", "prompt"),
+        (Host::Claude, "Stop", "session_id"),
+        (Host::Codex, "SessionEnd", "session_id"),
+    ] {
+        let mut fields = fixture(host, event);
+        fields.remove(field);
+        let input = serde_json::to_vec(&fields).unwrap();
+        let answer = Responder::new(no_hooks(), host)
+            .unwrap()
+            .answer(&input)
+            .await;
+        blocked(&answer, &["cannot read the hook event", field]);
+    }
+}
+
+/// What a hook saw of one event.
+#[derive(Debug, Clone)]
+struct Seen {
+    event: &'static str,
+    session: String,
+    user: Option<String>,
+    agent: String,
+    parent: Option<String>,
+    metadata: Map<String, Value>,
+    detail: Value,
+}
+
+type Log = Arc<Mutex<Vec<Seen>>>;
+
+fn record(log: &Log, event: &'static str, session: &Session, detail: Value) {
+    log.lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(Seen {
+            event,
+            session: session.id().to_owned(),
+            user: session.user_id().map(str::to_owned),
+            agent: session.agent_id().to_owned(),
+            parent: session.parent_agent_id().map(str::to_owned),
+            metadata: session.metadata().clone(),
+            detail,
+        });
+}
+
+fn trigger_name(trigger: CompactTrigger) -> &'static str {
+    match trigger {
+        CompactTrigger::Manual => "manual",
+        CompactTrigger::Auto => "auto",
+    }
+}
+
+/// An observer of `C` writing down the session and what `detail` reads.
+fn seeing<C: Event>(log: &Log, event: &'static str, detail: fn(&C) -> (Session, Value)) -> Hook<C> {
+    let log = Arc::clone(log);
+    Hook::observer(format!("see_{event}"), move |ctx: &C| {
+        let (session, detail) = detail(ctx);
+        record(&log, event, &session, detail);
+    })
+}
+
+/// An observer on every event with a context, writing down what it saw.
+fn recording(log: &Log) -> HooksBuilder {
+    no_hooks()
+        .hook(seeing(log, "PreToolUse", |ctx: &PreToolUse| {
+            let detail = json!({"tool": ctx.tool(), "args": ctx.args(), "call_id": ctx.call_id()});
+            (ctx.session().clone(), detail)
+        }))
+        .hook(seeing(log, "PostToolUse", |ctx: &PostToolUse| {
+            let result = match ctx.result() {
+                Ok(value) => json!({"ok": value}),
+                Err(error) => json!({"err": error}),
+            };
+            let detail = json!({"tool": ctx.tool(), "args": ctx.args(), "call_id": ctx.call_id(),
+                                "result": result});
+            (ctx.session().clone(), detail)
+        }))
+        .hook(seeing(log, "PostToolUseFailure", |ctx: &PostToolUseFailure| {
+            let detail = json!({"tool": ctx.tool(), "args": ctx.args(), "call_id": ctx.call_id(),
+                                "error": ctx.error().message()});
+            (ctx.session().clone(), detail)
+        }))
+        .hook(seeing(log, "UserPromptSubmit", |ctx: &UserPromptSubmit| {
+            (ctx.session().clone(), json!({"prompt": ctx.prompt()}))
+        }))
+        .hook(seeing(log, "SessionStart", |ctx: &SessionStart| {
+            (ctx.session().clone(), json!({"source": ctx.source()}))
+        }))
+        .hook(seeing(log, "SessionEnd", |ctx: &SessionEnd| {
+            (ctx.session().clone(), json!({"reason": ctx.reason()}))
+        }))
+        .hook(seeing(log, "Stop", |ctx: &Stop| {
+            let detail = json!({"stop_hook_active": ctx.stop_hook_active(),
+                                "last_message": ctx.last_message()});
+            (ctx.session().clone(), detail)
+        }))
+        .hook(seeing(log, "SubagentStop", |ctx: &SubagentStop| {
+            let detail = json!({"stop_hook_active": ctx.stop_hook_active(),
+                                "last_message": ctx.last_message()});
+            (ctx.session().clone(), detail)
+        }))
+        .hook(seeing(log, "SubagentStart", |ctx: &SubagentStart| {
+            let detail = json!({"subagent_id": ctx.subagent_id(), "agent_type": ctx.agent_type(),
+                                "prompt": ctx.prompt(),
+                                "subagent_session": ctx.subagent_session().agent_id()});
+            (ctx.session().clone(), detail)
+        }))
+        .hook(seeing(log, "PreCompact", |ctx: &PreCompact| {
+            let detail = json!({"trigger": trigger_name(ctx.trigger()),
+                                "custom_instructions": ctx.custom_instructions()});
+            (ctx.session().clone(), detail)
+        }))
+}
+
+/// What a hook on `event` must see of payload `f`, written from the
+/// documented field names, and the fields the context takes (the rest are
+/// the session's metadata).
+fn expected(event: &str, f: &Map<String, Value>) -> (Value, &'static [&'static str]) {
+    let get = |key: &str| f.get(key).cloned().unwrap_or(Value::Null);
+    match event {
+        "PreToolUse" => (
+            json!({"tool": get("tool_name"), "args": get("tool_input"), "call_id": get("tool_use_id")}),
+            &["tool_name", "tool_input", "tool_use_id"],
+        ),
+        "PostToolUse" => (
+            json!({"tool": get("tool_name"), "args": get("tool_input"), "call_id": get("tool_use_id"),
+                   "result": {"ok": get("tool_response")}}),
+            &["tool_name", "tool_input", "tool_use_id", "tool_response"],
+        ),
+        "PostToolUseFailure" => (
+            json!({"tool": get("tool_name"), "args": get("tool_input"), "call_id": get("tool_use_id"),
+                   "error": get("error")}),
+            &["tool_name", "tool_input", "tool_use_id", "error"],
+        ),
+        "UserPromptSubmit" => (json!({"prompt": get("prompt")}), &["prompt"]),
+        "SessionStart" => (json!({"source": get("source")}), &["source"]),
+        "SessionEnd" => (json!({"reason": get("reason")}), &["reason"]),
+        "Stop" | "SubagentStop" => (
+            json!({"stop_hook_active": get("stop_hook_active"),
+                   "last_message": get("last_assistant_message")}),
+            &["stop_hook_active", "last_assistant_message"],
+        ),
+        "SubagentStart" => (
+            json!({"subagent_id": get("agent_id"), "agent_type": get("agent_type"),
+                   "prompt": f.get("prompt").cloned().unwrap_or(json!("")),
+                   "subagent_session": get("agent_id")}),
+            &["agent_type", "prompt"],
+        ),
+        "PreCompact" => (
+            json!({"trigger": get("trigger"), "custom_instructions": get("custom_instructions")}),
+            &["trigger", "custom_instructions"],
+        ),
+        other => panic!("{other} has no context"),
+    }
+}
+
+#[tokio::test]
+async fn each_mapped_event_reaches_its_hooks_with_the_payload_fields() {
+    for host in HOSTS {
+        for event in documented(host) {
+            let log = Log::default();
+            let responder = Responder::new(recording(&log), host).unwrap().user("ada");
+            let answer = responder.answer(&raw(host, event)).await;
+            assert_eq!(
+                (answer.code(), answer.stdout(), answer.stderr()),
+                (0, "", ""),
+                "{host}/{event}"
+            );
+            let seen = log.lock().unwrap().clone();
+            if !MAPPED.contains(event) {
+                assert!(seen.is_empty(), "{host}/{event} ran hooks: {seen:?}");
+                continue;
+            }
+            let [seen] = &seen[..] else {
+                panic!("{host}/{event}: expected one hook run, saw {seen:?}");
+            };
+            assert_eq!(seen.event, *event, "{host}/{event} reached the wrong hooks");
+            let f = fixture(host, event);
+            let (detail, taken) = expected(event, &f);
+            assert_eq!(seen.detail, detail, "{host}/{event}");
+            assert_eq!(
+                Some(&json!(seen.session)),
+                f.get("session_id"),
+                "{host}/{event}"
+            );
+            assert_eq!(seen.user.as_deref(), Some("ada"));
+            // `agent_id` puts the event in that sub-agent, except on
+            // SubagentStart, where it names the one being started.
+            match f.get("agent_id").and_then(Value::as_str) {
+                Some(agent) if *event != "SubagentStart" => {
+                    assert_eq!(seen.agent, agent, "{host}/{event}");
+                    assert_eq!(seen.parent.as_deref(), Some(Session::MAIN_AGENT));
+                }
+                _ => {
+                    assert_eq!(seen.agent, Session::MAIN_AGENT, "{host}/{event}");
+                    assert_eq!(seen.parent, None, "{host}/{event}");
+                }
+            }
+            // Everything else the host sent is in the session's metadata,
+            // under its own name, unchanged.
+            let mut metadata = f.clone();
+            for key in ["session_id", "hook_event_name", "agent_id"]
+                .iter()
+                .chain(taken)
+            {
+                metadata.remove(*key);
+            }
+            assert_eq!(seen.metadata, metadata, "{host}/{event}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_payload_extras_are_in_the_metadata_by_name() {
+    // Spelled out for the fields hooks read most, beyond the sweep above.
+    let log = Log::default();
+    let _ = answer(Host::Codex, recording(&log), "PostToolUse").await;
+    let _ = answer(Host::Claude, recording(&log), "PreToolUse").await;
+    let _ = answer(Host::Claude, recording(&log), "SessionStart").await;
+    let seen = log.lock().unwrap().clone();
+    let [codex, claude, start] = &seen[..] else {
+        panic!("{seen:?}");
+    };
+    assert_eq!(
+        codex.metadata["turn_id"],
+        json!("019a4c31-02d6-7e41-9a8c-5b3f7e2d1c90")
+    );
+    assert_eq!(codex.metadata["model"], json!("gpt-5.5"));
+    assert_eq!(codex.metadata["permission_mode"], json!("default"));
+    assert!(
+        codex.metadata["transcript_path"]
+            .as_str()
+            .unwrap()
+            .contains("rollout-")
+    );
+    assert_eq!(claude.metadata["permission_mode"], json!("acceptEdits"));
+    assert_eq!(claude.metadata["cwd"], json!("/home/ada/shop"));
+    assert_eq!(
+        claude.metadata["transcript_path"],
+        fixture(Host::Claude, "PreToolUse")["transcript_path"]
+    );
+    assert_eq!(start.metadata["model"], json!("claude-sonnet-4-6"));
+    assert_eq!(start.detail["source"], json!("resume"));
+}
+
+#[tokio::test]
+async fn a_denied_tool_call_is_blocked_with_the_reason() {
+    for host in HOSTS {
+        let hooks = no_hooks().hook(Hook::new("no_push", |ctx: &mut PreToolUse| {
+            match ctx.args()["command"].as_str() {
+                Some(command) if command.starts_with("git push") => {
+                    Decision::deny("pushing is for people")
+                }
+                _ => Decision::Continue,
+            }
+        }));
+        let answer = answer(host, hooks, "PreToolUse").await;
+        blocked(&answer, &["pushing is for people", "no_push"]);
+    }
+}
+
+#[tokio::test]
+async fn a_call_needing_a_person_is_asked_on_claude_and_refused_on_codex() {
+    let ask = || {
+        no_hooks().hook(Hook::new("confirm", |_: &mut PreToolUse| {
+            Decision::ask("push to main?")
+        }))
+    };
+    let claude = answer(Host::Claude, ask(), "PreToolUse").await;
+    let out = specific(&claude, "PreToolUse");
+    assert_eq!(out["permissionDecision"], json!("ask"));
+    assert_eq!(out["permissionDecisionReason"], json!("push to main?"));
+    let codex = answer(Host::Codex, ask(), "PreToolUse").await;
+    blocked(&codex, &["confirm"]);
+}
+
+#[tokio::test]
+async fn a_rewritten_call_comes_back_as_updated_input() {
+    let rewrite = || {
+        no_hooks().hook(Hook::new("no_force", |ctx: &mut PreToolUse| {
+            let command = ctx.args()["command"].as_str().unwrap_or_default();
+            let safer = command.replace("--force", "--force-with-lease");
+            ctx.args_mut()["command"] = json!(safer);
+        }))
+    };
+    // Codex's call force-pushes: rewritten, and sent with `allow`.
+    let codex = answer(Host::Codex, rewrite(), "PreToolUse").await;
+    let out = specific(&codex, "PreToolUse");
+    assert_eq!(out["permissionDecision"], json!("allow"));
+    assert_eq!(
+        out["updatedInput"],
+        json!({"command": "git push --force-with-lease origin main"})
+    );
+    // Claude Code's does not: nothing rewritten, nothing said.
+    let claude = answer(Host::Claude, rewrite(), "PreToolUse").await;
+    assert_eq!((claude.code(), claude.stdout()), (0, ""));
+    // Claude Code's fixture, rewritten: every documented argument kept.
+    let add_limit = || {
+        no_hooks().hook(Hook::new("cap_timeout", |ctx: &mut PreToolUse| {
+            ctx.args_mut()["timeout"] = json!(60000);
+        }))
+    };
+    let mut updated = fixture(Host::Claude, "PreToolUse")["tool_input"].clone();
+    updated["timeout"] = json!(60000);
+    let asked = answer(Host::Claude, add_limit(), "PreToolUse").await;
+    let out = specific(&asked, "PreToolUse");
+    assert_eq!(
+        (&out["permissionDecision"], &out["updatedInput"]),
+        (&json!("ask"), &updated)
+    );
+    let responder = Responder::new(add_limit(), Host::Claude)
+        .unwrap()
+        .rewrites(RewriteDecision::Allow);
+    let allowed = responder.answer(&raw(Host::Claude, "PreToolUse")).await;
+    let out = specific(&allowed, "PreToolUse");
+    assert_eq!(
+        (&out["permissionDecision"], &out["updatedInput"]),
+        (&json!("allow"), &updated)
+    );
+}
+
+#[tokio::test]
+async fn a_replaced_tool_output_is_updated_on_claude_and_refused_on_codex() {
+    let redact = || {
+        no_hooks().hook(Hook::new("redact", |ctx: &mut PostToolUse| {
+            let redacted = match ctx.result() {
+                Ok(Value::String(text)) => json!(text.replace("hunter2", "[redacted]")),
+                Ok(Value::Object(_)) => json!({"filePath": "[redacted]", "success": true}),
+                _ => return,
+            };
+            *ctx.result_mut() = Ok(redacted);
+        }))
+    };
+    let claude = answer(Host::Claude, redact(), "PostToolUse").await;
+    let out = specific(&claude, "PostToolUse");
+    assert_eq!(
+        out["updatedToolOutput"],
+        json!({"filePath": "[redacted]", "success": true})
+    );
+    let codex = answer(Host::Codex, redact(), "PostToolUse").await;
+    blocked(&codex, &["DATABASE_URL=postgres://shop:[redacted]@db/shop"]);
+    assert!(!codex.stderr().contains("hunter2"), "{}", codex.stderr());
+}
+
+#[tokio::test]
+async fn a_failed_call_gets_context_in_its_sub_agent() {
+    let log = Log::default();
+    let l = Arc::clone(&log);
+    let hooks = no_hooks().hook(Hook::new("explain", move |ctx: &mut PostToolUseFailure| {
+        record(
+            &l,
+            "PostToolUseFailure",
+            ctx.session(),
+            json!(ctx.error().message()),
+        );
+        ctx.inject("Exit 101 is a test failure: read the first failing test.");
+    }));
+    let answer = answer(Host::Claude, hooks, "PostToolUseFailure").await;
+    let out = specific(&answer, "PostToolUseFailure");
+    assert_eq!(
+        out["additionalContext"],
+        json!("Exit 101 is a test failure: read the first failing test.")
+    );
+    let seen = log.lock().unwrap().clone();
+    assert_eq!(seen[0].agent, "a1b2c3d4e5f6a7b8c");
+    assert_eq!(seen[0].metadata["agent_type"], json!("Explore"));
+    assert_eq!(seen[0].metadata["is_interrupt"], json!(false));
+    assert_eq!(
+        seen[0].detail,
+        json!("Command exited with non-zero status code 101")
+    );
+}
+
+#[tokio::test]
+async fn a_prompt_gets_context_or_is_refused() {
+    for host in HOSTS {
+        let inject = no_hooks().hook(Hook::new("conventions", |ctx: &mut UserPromptSubmit| {
+            if ctx.prompt().contains("orders report") {
+                ctx.inject("The orders report lives in src/report.rs.");
+            }
+        }));
+        let out = specific(
+            &answer(host, inject, "UserPromptSubmit").await,
+            "UserPromptSubmit",
+        );
+        assert_eq!(
+            out["additionalContext"],
+            json!("The orders report lives in src/report.rs.")
+        );
+        let deny = no_hooks().hook(Hook::new("no_tests_today", |ctx: &mut UserPromptSubmit| {
+            if ctx.prompt().contains("tests") {
+                Decision::deny("the test database is down")
+            } else {
+                Decision::Continue
+            }
+        }));
+        blocked(
+            &answer(host, deny, "UserPromptSubmit").await,
+            &["the test database is down", "no_tests_today"],
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_session_start_gets_context() {
+    for host in HOSTS {
+        let hooks = no_hooks().hook(Hook::new("on_start", |ctx: &mut SessionStart| {
+            let text = format!("Session {} ({}).", ctx.source(), ctx.session().id());
+            ctx.inject(text);
+        }));
+        let out = specific(&answer(host, hooks, "SessionStart").await, "SessionStart");
+        let f = fixture(host, "SessionStart");
+        let text = format!(
+            "Session {} ({}).",
+            f["source"].as_str().unwrap(),
+            f["session_id"].as_str().unwrap()
+        );
+        assert_eq!(out["additionalContext"], json!(text), "{host}");
+    }
+}
+
+#[tokio::test]
+async fn a_sub_agent_start_gets_context() {
+    for host in HOSTS {
+        let hooks = no_hooks().hook(Hook::new("brief", |ctx: &mut SubagentStart| {
+            let text = format!("You are {}.", ctx.agent_type().unwrap_or("nobody"));
+            ctx.inject(text);
+        }));
+        let out = specific(&answer(host, hooks, "SubagentStart").await, "SubagentStart");
+        let f = fixture(host, "SubagentStart");
+        let text = format!("You are {}.", f["agent_type"].as_str().unwrap());
+        assert_eq!(out["additionalContext"], json!(text), "{host}");
+    }
+}
+
+#[tokio::test]
+async fn a_refused_stop_keeps_the_agent_going() {
+    for host in HOSTS {
+        let stop = no_hooks().hook(Hook::new("run_the_linter", |_: &mut Stop| {
+            Decision::deny("run cargo clippy before stopping")
+        }));
+        blocked(
+            &answer(host, stop, "Stop").await,
+            &["run cargo clippy before stopping", "run_the_linter"],
+        );
+        let log = Log::default();
+        let l = Arc::clone(&log);
+        let sub = no_hooks().hook(Hook::new("cite_lines", move |ctx: &mut SubagentStop| {
+            record(&l, "SubagentStop", ctx.session(), Value::Null);
+            match ctx.last_message() {
+                Some(message) if message.contains(':') => {
+                    Decision::deny("cite every file you read")
+                }
+                _ => Decision::Continue,
+            }
+        }));
+        blocked(
+            &answer(host, sub, "SubagentStop").await,
+            &["cite every file you read"],
+        );
+        let seen = log.lock().unwrap().clone();
+        let f = fixture(host, "SubagentStop");
+        assert_eq!(json!(seen[0].agent), f["agent_id"], "{host}");
+        assert_eq!(
+            seen[0].metadata["agent_transcript_path"],
+            f["agent_transcript_path"]
+        );
+    }
+}
+
+/// A hook on every event with a context, leaving the person a message.
+fn messaging() -> HooksBuilder {
+    const TEXT: &str = "hooks were here";
+    no_hooks()
+        .hook(Hook::new("m1", |ctx: &mut PreToolUse| {
+            ctx.user_message(MessageLevel::Info, TEXT);
+        }))
+        .hook(Hook::new("m2", |ctx: &mut PostToolUse| {
+            ctx.user_message(MessageLevel::Info, TEXT);
+        }))
+        .hook(Hook::new("m3", |ctx: &mut PostToolUseFailure| {
+            ctx.user_message(MessageLevel::Info, TEXT);
+        }))
+        .hook(Hook::new("m4", |ctx: &mut UserPromptSubmit| {
+            ctx.user_message(MessageLevel::Info, TEXT);
+        }))
+        .hook(Hook::new("m5", |ctx: &mut SessionStart| {
+            ctx.user_message(MessageLevel::Info, TEXT);
+        }))
+        .hook(Hook::new("m6", |ctx: &mut SessionEnd| {
+            ctx.user_message(MessageLevel::Info, TEXT);
+        }))
+        .hook(Hook::new("m7", |ctx: &mut Stop| {
+            ctx.user_message(MessageLevel::Info, TEXT);
+        }))
+        .hook(Hook::new("m8", |ctx: &mut SubagentStop| {
+            ctx.user_message(MessageLevel::Info, TEXT);
+        }))
+        .hook(Hook::new("m9", |ctx: &mut SubagentStart| {
+            ctx.user_message(MessageLevel::Info, TEXT);
+        }))
+        .hook(Hook::new("m10", |ctx: &mut PreCompact| {
+            ctx.user_message(MessageLevel::Info, TEXT);
+        }))
+}
+
+#[tokio::test]
+async fn a_message_for_the_person_is_a_system_message_on_every_mapped_event() {
+    for host in HOSTS {
+        for event in documented(host) {
+            let answer = answer(host, messaging(), event).await;
+            assert_eq!((answer.code(), answer.stderr()), (0, ""), "{host}/{event}");
+            if MAPPED.contains(event) {
+                let json = answer
+                    .json_value()
+                    .unwrap_or_else(|| panic!("{host}/{event}"));
+                assert_eq!(
+                    json,
+                    json!({"systemMessage": "hooks were here"}),
+                    "{host}/{event}"
+                );
+            } else {
+                assert_eq!(answer.stdout(), "", "{host}/{event}: a hook ran");
+            }
+        }
+    }
+}
