@@ -23,7 +23,14 @@
 //! `SessionEnd` the reason, on `SubagentStart` the agent type. An invalid
 //! regular expression is an error naming its line.
 //!
-//! Handler fields: `type` (`command` or `prompt`), `command`, `prompt`,
+//! Handler types: `command`; `http` (`url`, `headers`, whose `$VAR`s are
+//! filled for the names in `allowedEnvVars`); `prompt` and `agent` (answered
+//! by the model and verifier the program provides: `Config::model`,
+//! `Config::verifier`; Claude Code's `model` field names one of its own and
+//! is not used); `mcp_tool` (`server`, `tool`, `input` with `${path}`
+//! variables, through `Config::mcp`). `if` (`"Bash(git *)"`,
+//! `"Edit(src/**/*.ts)"`) limits any handler on a tool event to the calls
+//! the rule matches. Other handler fields: `command`, `prompt`,
 //! `timeout` (seconds; Codex's `timeoutSec` too), `statusMessage` (accepted,
 //! not shown: there is no spinner here), `onError` (ours, below). Handlers
 //! with `"async": true` (run in the background, answer ignored) or
@@ -52,9 +59,13 @@ use hooks_core::{EventKind, OnError};
 use serde::Deserialize;
 
 use crate::Problems;
+use crate::address::AddressPolicy;
 use crate::claude_matcher::{self, Gate, Matching, Unusable};
 use crate::command::CommandHook;
+use crate::condition::Condition;
 use crate::declared::{Declared, Mode};
+use crate::http::HttpHook;
+use crate::template::JsonTemplate;
 use crate::toml_file::{line_of, parse_event};
 
 #[derive(Deserialize)]
@@ -90,6 +101,21 @@ struct Entry {
     once: Option<bool>,
     #[serde(rename = "onError", alias = "on_error")]
     on_error: Option<String>,
+    /// `http` hooks: where to POST the event.
+    url: Option<String>,
+    /// `http` hooks: request headers; `$VAR` / `${VAR}` in a value is filled
+    /// from the environment for the names in `allowedEnvVars` only.
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    #[serde(rename = "allowedEnvVars", default)]
+    allowed_env_vars: Vec<String>,
+    /// `mcp_tool` hooks: the server, the tool, its arguments (`${path}` filled from the event).
+    server: Option<String>,
+    tool: Option<String>,
+    input: Option<serde_json::Value>,
+    /// Only for the tool calls this permission rule matches (`Bash(git *)`, `Edit(src/**)`).
+    #[serde(rename = "if")]
+    condition: Option<String>,
 }
 
 /// An entry left out, with why.
@@ -187,7 +213,7 @@ pub(crate) fn parse(
                 ) else {
                     continue;
                 };
-                let mode = match mode(entry, &settings.env, plugin_root) {
+                let mode = match mode(entry, event, &settings.env, plugin_root) {
                     Ok(mode) => mode,
                     Err(error) => {
                         problems.push(file, line, Some(&name), error);
@@ -269,12 +295,28 @@ fn group_matching(
 /// What an entry runs: a command gets the file's `env` block and, in a
 /// plugin, `CLAUDE_PLUGIN_ROOT`.
 fn mode(
-    entry: Entry,
+    mut entry: Entry,
+    event: EventKind,
     env: &BTreeMap<String, String>,
     plugin_root: Option<&Path>,
 ) -> Result<Mode, String> {
-    match (entry.kind.as_str(), entry.command, entry.prompt) {
-        ("command", Some(command), _) => {
+    let condition = match entry.condition.take() {
+        None => None,
+        Some(_) if !event.has_tool() => {
+            return Err(format!(
+                "`if` is a rule about a tool call; {} hooks have none",
+                event.as_str()
+            ));
+        }
+        Some(rule) => Some(Arc::new(
+            Condition::parse(&rule).map_err(|error| format!("`if` \"{rule}\": {error}"))?,
+        )),
+    };
+    let mode = match entry.kind.as_str() {
+        "command" => {
+            let command = entry
+                .command
+                .ok_or("a \"command\" hook needs its `command`")?;
             let mut command = CommandHook::shell(command);
             for (key, value) in env {
                 command = command.env(key, value);
@@ -282,16 +324,89 @@ fn mode(
             if let Some(root) = plugin_root {
                 command = command.env("CLAUDE_PLUGIN_ROOT", root.display().to_string());
             }
-            Ok(Mode::Command(command))
+            Mode::Command(command)
         }
-        ("prompt", _, Some(prompt)) => Ok(Mode::Prompt {
+        // The program's model (`Config::model`) answers: Claude Code's
+        // `model` names one of its own, which does not exist here.
+        "prompt" => Mode::Prompt {
             model: "default".to_owned(),
-            text: prompt,
-        }),
-        (kind, _, _) => Err(format!(
-            "a hook of type \"{kind}\" needs its `command` (or `prompt`); types are \"command\" and \"prompt\""
-        )),
+            text: entry.prompt.ok_or("a \"prompt\" hook needs its `prompt`")?,
+        },
+        "agent" => Mode::Agent {
+            verifier: "default".to_owned(),
+            prompt: entry.prompt.ok_or("an \"agent\" hook needs its `prompt`")?,
+            max_turns: crate::agent::DEFAULT_MAX_TURNS,
+        },
+        "http" => {
+            let url = entry.url.ok_or("an \"http\" hook needs its `url`")?;
+            let mut hook = HttpHook::new(&url, AddressPolicy::default())?;
+            for (name, value) in &entry.headers {
+                hook = hook.header(name, &expand(value, &entry.allowed_env_vars))?;
+            }
+            Mode::Http(hook)
+        }
+        "mcp_tool" => {
+            let (Some(server), Some(tool)) = (entry.server, entry.tool) else {
+                return Err("an \"mcp_tool\" hook needs its `server` and `tool`".to_owned());
+            };
+            let arguments = match entry.input {
+                None => None,
+                Some(input @ serde_json::Value::Object(_)) => Some(Arc::new(
+                    JsonTemplate::parse(input).map_err(|error| format!("`input`: {error}"))?,
+                )),
+                Some(_) => return Err("`input` must be an object of arguments".to_owned()),
+            };
+            Mode::McpTool {
+                server,
+                tool,
+                arguments,
+            }
+        }
+        other => {
+            return Err(format!(
+                "unknown hook type \"{other}\"; types are \"command\", \"http\", \"prompt\", \"agent\" and \"mcp_tool\""
+            ));
+        }
+    };
+    Ok(match condition {
+        Some(condition) => Mode::When(condition, Box::new(mode)),
+        None => mode,
+    })
+}
+
+/// `$VAR` and `${VAR}` in a header value, filled from the environment for
+/// the `allowed` names only (as Claude Code does); any other stays as written.
+fn expand(value: &str, allowed: &[String]) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (name, len) = match after.strip_prefix('{') {
+            Some(inner) => match inner.find('}') {
+                Some(end) => (&inner[..end], end + 2),
+                None => ("", 0),
+            },
+            None => {
+                let end = after
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(after.len());
+                (&after[..end], end)
+            }
+        };
+        match std::env::var(name) {
+            Ok(set) if !name.is_empty() && allowed.iter().any(|allowed| allowed == name) => {
+                out.push_str(&set);
+                rest = &after[len..];
+            }
+            _ => {
+                out.push('$');
+                rest = after;
+            }
+        }
     }
+    out.push_str(rest);
+    out
 }
 
 /// Where an entry is, for its problems.
@@ -421,5 +536,22 @@ impl Lines<'_> {
         let at = self.from + self.text.get(self.from..)?.find(&quoted)?;
         self.from = at + quoted.len();
         Some(line_of(self.text, at))
+    }
+}
+
+#[cfg(test)]
+mod expand_tests {
+    use super::expand;
+
+    #[test]
+    fn only_allowed_variables_are_filled() {
+        // PATH is set in any test environment.
+        let path = std::env::var("PATH").unwrap();
+        let allowed = ["PATH".to_owned()];
+        assert_eq!(expand("a $PATH b", &allowed), format!("a {path} b"));
+        assert_eq!(expand("${PATH}x", &allowed), format!("{path}x"));
+        assert_eq!(expand("$PATHX $HOME", &allowed), "$PATHX $HOME");
+        assert_eq!(expand("$PATH", &[]), "$PATH");
+        assert_eq!(expand("cost: $5 ${", &allowed), "cost: $5 ${");
     }
 }

@@ -150,7 +150,7 @@ fn unsupported_events_and_matchers_are_errors_naming_the_line() {
   "hooks": {
     "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}],
     "PreToolUse": [{"matcher": "mcp__(github", "hooks": [{"type": "command", "command": "true"}]}],
-    "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "agent"}]}]
+    "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "webhook"}]}]
   }
 }"#;
     let Err(error) = hooks_config::parse_strict("settings.json", text, true) else {
@@ -162,7 +162,7 @@ fn unsupported_events_and_matchers_are_errors_naming_the_line() {
         problems[0].starts_with("settings.json:3: `Notification` hooks have no counterpart here"),
         "{error}"
     );
-    assert!(problems[1].starts_with("settings.json:5: hook `settings.json:5 (PostToolUse[0].hooks[0])`: a hook of type \"agent\""), "{error}");
+    assert!(problems[1].starts_with("settings.json:5: hook `settings.json:5 (PostToolUse[0].hooks[0])`: unknown hook type \"webhook\""), "{error}");
     assert!(
         problems[2]
             .starts_with("settings.json:4: PreToolUse matcher \"mcp__(github\" is not a valid regular expression for the tool name"),
@@ -496,4 +496,145 @@ async fn on_error_continue_lets_a_crashing_guard_through_while_the_default_denie
         error.problems()[0].contains("`onError`: \"deny\" or \"continue\", not \"maybe\""),
         "{error}"
     );
+}
+
+/// Claude Code's other handler types, and `if`, from a settings file.
+mod handler_types {
+    use std::sync::{Arc, Mutex};
+
+    use hooks_config::{AgentStep, McpCaller, Turn, Verifier};
+    use hooks_core::BoxFuture;
+    use hooks_core::prelude::*;
+
+    /// Answers at once: deny `rm`, allow anything else.
+    struct Reviewer;
+
+    impl Verifier for Reviewer {
+        fn turn<'a>(
+            &'a self,
+            conversation: &'a [Turn],
+        ) -> BoxFuture<'a, Result<AgentStep, String>> {
+            let Turn::Task { event, .. } = &conversation[0] else {
+                return Box::pin(async { Err("no task".to_owned()) });
+            };
+            let answer = if event["tool_name"] == "rm" {
+                r#"{"ok": false, "reason": "deleting needs a ticket"}"#
+            } else {
+                r#"{"ok": true}"#
+            };
+            Box::pin(async move { Ok(AgentStep::Answer(answer.to_owned())) })
+        }
+    }
+
+    /// Records each call; refuses `.env`.
+    #[derive(Clone, Default)]
+    struct Scanner(Arc<Mutex<Vec<(String, String, Value)>>>);
+
+    impl McpCaller for Scanner {
+        fn call<'a>(
+            &'a self,
+            server: &'a str,
+            tool: &'a str,
+            arguments: Value,
+        ) -> BoxFuture<'a, Result<String, String>> {
+            let answer = if arguments["file"] == ".env" {
+                r#"{"decision": "block", "reason": "secrets stay put"}"#
+            } else {
+                ""
+            };
+            self.0
+                .lock()
+                .unwrap()
+                .push((server.to_owned(), tool.to_owned(), arguments));
+            Box::pin(async move { Ok(answer.to_owned()) })
+        }
+    }
+
+    const SETTINGS: &str = r#"{"hooks": {"PreToolUse": [
+      {"matcher": "rm|ls", "hooks": [{"type": "agent", "prompt": "Is this call safe?", "timeout": 30}]},
+      {"matcher": "Read", "hooks": [{"type": "mcp_tool", "server": "scanner", "tool": "scan_file",
+                                     "input": {"file": "${tool_input.file_path}"}}]},
+      {"matcher": "Bash", "hooks": [{"type": "command", "if": "Bash(git push*)",
+                                     "command": "echo 'no pushing from agents' >&2; exit 2"}]},
+      {"matcher": "WebFetch", "hooks": [{"type": "http", "url": "http://127.0.0.1:9/never",
+                                         "headers": {"Authorization": "Bearer $NOT_ALLOWED"}}]}
+    ]}}"#;
+
+    async fn denial(hooks: &Hooks, tool: &str, args: Value) -> Option<String> {
+        super::denial(hooks, tool, args).await
+    }
+
+    #[tokio::test]
+    async fn agent_mcp_tool_http_and_if_load_from_settings() {
+        let scanner = Scanner::default();
+        let config = hooks_config::parse("settings.json", SETTINGS, true)
+            .unwrap()
+            .verifier("default", Reviewer)
+            .mcp("scanner", scanner.clone());
+        assert_eq!(config.len(), 4);
+        let hooks = super::dispatcher(config);
+        // agent
+        assert_eq!(
+            denial(&hooks, "rm", json!({"path": "a"})).await.as_deref(),
+            Some("deleting needs a ticket")
+        );
+        assert_eq!(denial(&hooks, "ls", json!({})).await, None);
+        // mcp_tool, with the event's value filled into its input
+        assert_eq!(
+            denial(&hooks, "Read", json!({"file_path": ".env"}))
+                .await
+                .as_deref(),
+            Some("secrets stay put")
+        );
+        assert_eq!(
+            denial(&hooks, "Read", json!({"file_path": "src/a.rs"})).await,
+            None
+        );
+        let calls = scanner.0.lock().unwrap().clone();
+        assert_eq!(
+            calls[1],
+            (
+                "scanner".into(),
+                "scan_file".into(),
+                json!({"file": "src/a.rs"})
+            )
+        );
+        // `if`: the command runs for `git push` only
+        assert_eq!(
+            denial(&hooks, "Bash", json!({"command": "git push origin main"}))
+                .await
+                .as_deref(),
+            Some("no pushing from agents")
+        );
+        assert_eq!(
+            denial(&hooks, "Bash", json!({"command": "git status"})).await,
+            None
+        );
+    }
+
+    #[test]
+    fn missing_fields_and_misplaced_if_are_errors_with_their_line() {
+        for (settings, says) in [
+            (
+                r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "mcp_tool", "server": "s"}]}]}}"#,
+                "needs its `server` and `tool`",
+            ),
+            (
+                r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "http"}]}]}}"#,
+                "needs its `url`",
+            ),
+            (
+                r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "if": "Bash(*)"}]}]}}"#,
+                "`if` is a rule about a tool call",
+            ),
+            (
+                r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "webhook", "url": "x"}]}]}}"#,
+                "unknown hook type \"webhook\"",
+            ),
+        ] {
+            let error = super::parse_error("settings.json", settings, true).to_string();
+            assert!(error.contains(says), "{error}");
+            assert!(error.contains("settings.json:1:"), "{error}");
+        }
+    }
 }
