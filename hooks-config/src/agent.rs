@@ -150,9 +150,22 @@ impl AgentHook {
 
 impl<C: ProtocolEvent> RuntimeHook<C> for AgentHook {
     fn call<'a>(&'a self, ctx: &'a mut C) -> HookCall<'a> {
+        let event = ctx.input();
+        self.call_with(ctx, event)
+    }
+}
+
+impl AgentHook {
+    /// Runs for `ctx`, shown `event`: its input, perhaps with more added
+    /// (the kept transcript's path).
+    pub(crate) fn call_with<'a, C: ProtocolEvent>(
+        &'a self,
+        ctx: &'a mut C,
+        event: hooks_core::Value,
+    ) -> HookCall<'a> {
         HookCall::Pending(Box::pin(async move {
             let taken = AtomicU32::new(0);
-            let answer = tokio::time::timeout(self.timeout, self.converse(ctx.input(), &taken))
+            let answer = tokio::time::timeout(self.timeout, self.converse(event, &taken))
                 .await
                 .map_err(|_| {
                     HookError::failed(format!(

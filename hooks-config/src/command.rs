@@ -307,8 +307,20 @@ fn interpret(finished: &Finished, what: &str) -> Result<Reply, HookError> {
 
 impl<C: ProtocolEvent> RuntimeHook<C> for CommandHook {
     fn call<'a>(&'a self, ctx: &'a mut C) -> HookCall<'a> {
+        let event = ctx.input();
+        self.call_with(ctx, event)
+    }
+}
+
+impl CommandHook {
+    /// Runs for `ctx`, shown `event`: its input, perhaps with more added
+    /// (the kept transcript's path).
+    pub(crate) fn call_with<'a, C: ProtocolEvent>(
+        &'a self,
+        ctx: &'a mut C,
+        event: hooks_core::Value,
+    ) -> HookCall<'a> {
         HookCall::Pending(Box::pin(async move {
-            let event = ctx.input();
             let input = event.to_string().into_bytes();
             // As Claude Code: only `SessionStart` hooks get a file to write variables to.
             let env_file = match &self.session_env {

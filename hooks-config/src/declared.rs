@@ -7,7 +7,7 @@ use std::time::Duration;
 use hooks_core::{
     Decision, EventKind, Hook, HookCall, HooksBuilder, OnError, PostModelResponse, PostToolUse,
     PostToolUseFailure, PreCompact, PreModelRequest, PreToolUse, RuntimeHook, SessionEnd,
-    SessionStart, Stop, SubagentStart, SubagentStop, ToolEvent, UserPromptSubmit,
+    SessionStart, Stop, SubagentStart, SubagentStop, ToolEvent, UserPromptSubmit, Value,
 };
 
 use crate::agent::{AgentHook, Verifier};
@@ -19,6 +19,7 @@ use crate::mcp_tool::{McpCaller, McpToolHook};
 use crate::prompt::{Model, PromptHook};
 use crate::protocol::ProtocolEvent;
 use crate::template::JsonTemplate;
+use crate::transcript::Transcripts;
 
 /// What runs when the hook does.
 pub(crate) enum Mode {
@@ -82,6 +83,8 @@ pub(crate) enum Runner {
     Agent(AgentHook),
     McpTool(McpToolHook),
     When(Arc<Condition>, Box<Runner>),
+    /// The runner, shown the kept transcript's path when the host gave none.
+    Transcript(Arc<Transcripts>, Box<Runner>),
 }
 
 impl Declared {
@@ -199,25 +202,37 @@ impl Runner {
         match self {
             Runner::Prompt(_) => false,
             Runner::Command(_) | Runner::Http(_) | Runner::Agent(_) | Runner::McpTool(_) => true,
-            Runner::When(_, runner) => runner.times_itself(),
+            Runner::When(_, runner) | Runner::Transcript(_, runner) => runner.times_itself(),
         }
     }
 }
 
 impl<C: ProtocolEvent> RuntimeHook<C> for Runner {
     fn call<'a>(&'a self, ctx: &'a mut C) -> HookCall<'a> {
+        let input = ctx.input();
+        self.call_with(ctx, input)
+    }
+}
+
+impl Runner {
+    /// Every runner is shown the same input, built once here.
+    fn call_with<'a, C: ProtocolEvent>(&'a self, ctx: &'a mut C, mut input: Value) -> HookCall<'a> {
         match self {
-            Runner::Command(hook) => RuntimeHook::<C>::call(hook, ctx),
-            Runner::Http(hook) => RuntimeHook::<C>::call(hook, ctx),
-            Runner::Prompt(hook) => RuntimeHook::<C>::call(hook, ctx),
-            Runner::Agent(hook) => RuntimeHook::<C>::call(hook, ctx),
-            Runner::McpTool(hook) => RuntimeHook::<C>::call(hook, ctx),
+            Runner::Command(hook) => hook.call_with(ctx, input),
+            Runner::Http(hook) => hook.call_with(ctx, input),
+            Runner::Prompt(hook) => hook.call_with(ctx, input),
+            Runner::Agent(hook) => hook.call_with(ctx, input),
+            Runner::McpTool(hook) => hook.call_with(ctx, input),
             Runner::When(condition, runner) => {
-                if condition.holds(&ctx.input()) {
-                    RuntimeHook::<C>::call(runner.as_ref(), ctx)
+                if condition.holds(&input) {
+                    runner.call_with(ctx, input)
                 } else {
                     HookCall::Ready(Ok(Decision::Continue))
                 }
+            }
+            Runner::Transcript(transcripts, runner) => {
+                transcripts.show(ctx.session(), &mut input);
+                runner.call_with(ctx, input)
             }
         }
     }

@@ -207,9 +207,21 @@ fn chain(error: &reqwest::Error) -> String {
 
 impl<C: ProtocolEvent> RuntimeHook<C> for HttpHook {
     fn call<'a>(&'a self, ctx: &'a mut C) -> HookCall<'a> {
+        let event = ctx.input();
+        self.call_with(ctx, event)
+    }
+}
+
+impl HttpHook {
+    /// Runs for `ctx`, shown `event`: its input, perhaps with more added
+    /// (the kept transcript's path).
+    pub(crate) fn call_with<'a, C: ProtocolEvent>(
+        &'a self,
+        ctx: &'a mut C,
+        event: hooks_core::Value,
+    ) -> HookCall<'a> {
         HookCall::Pending(Box::pin(async move {
             self.check_literal()?;
-            let event = ctx.input();
             let body = match &self.payload {
                 Some(template) => template.render(&event)?.to_string(),
                 None => event.to_string(),

@@ -50,6 +50,7 @@ mod standard;
 mod strict_json;
 mod template;
 mod toml_file;
+mod transcript;
 mod upstream;
 
 use std::collections::HashMap;
@@ -70,6 +71,7 @@ pub use upstream::{DEFAULT_UPSTREAM_TIMEOUT, Upstream};
 use declared::{Declared, Provided, Runner};
 use session_env::SessionEnv;
 use standard::StdSettings;
+use transcript::Transcripts;
 
 /// A loaded, checked configuration, ready to [`apply`](Config::apply).
 pub struct Config {
@@ -82,6 +84,7 @@ pub struct Config {
     models: HashMap<String, Arc<dyn Model>>,
     verifiers: HashMap<String, Arc<dyn Verifier>>,
     mcp: HashMap<String, Arc<dyn McpCaller>>,
+    transcript_dir: Option<PathBuf>,
 }
 
 /// What kind of file a configuration is, which [`load`] decides from its path.
@@ -228,7 +231,7 @@ fn parse_with(
     // Editors on Windows write one; it is not part of the configuration.
     let text = strict_json::without_bom(text);
     let mut problems = Problems::default();
-    let (hooks, settings, upstreams) = if let Format::Toml = format {
+    let (hooks, settings, upstreams, transcript_dir) = if let Format::Toml = format {
         toml_file::parse(&file, text, &mut problems)
     } else {
         let root = match format {
@@ -240,6 +243,7 @@ fn parse_with(
             claude::parse(&file, text, root, &mut problems, skip_to),
             StdSettings::default(),
             Vec::new(),
+            None,
         )
     };
     problems.into_result()?;
@@ -257,6 +261,7 @@ fn parse_with(
         models: HashMap::new(),
         verifiers: HashMap::new(),
         mcp: HashMap::new(),
+        transcript_dir,
     })
 }
 
@@ -288,6 +293,17 @@ impl Config {
     #[must_use]
     pub fn mcp(mut self, server: impl Into<String>, caller: impl McpCaller) -> Self {
         self.mcp.insert(server.into(), Arc::new(caller));
+        self
+    }
+
+    /// Keeps a transcript of each session in `dir`, in Claude Code's format,
+    /// for hooks that read `transcript_path` (a `Stop` hook checking the
+    /// last reply); as the file's `transcript_dir`, which this replaces. The
+    /// host's own `transcript_path`, in the session's metadata, still wins.
+    /// A relative `dir` is taken from the working directory when applied.
+    #[must_use]
+    pub fn keep_transcript(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.transcript_dir = Some(dir.into());
         self
     }
 
@@ -339,6 +355,9 @@ impl Config {
     /// with [`HooksBuilder::skipped`], so `describe()` lists them. The file's
     /// command hooks share one `CLAUDE_ENV_FILE` state: what a `SessionStart`
     /// hook writes there is set for the later command hooks of this dispatcher.
+    /// With a transcript directory ([`keep_transcript`](Self::keep_transcript)),
+    /// observers keep each session's transcript there (the directory is made
+    /// on the first line) and every hook is shown its `transcript_path`.
     ///
     /// All or nothing: every hook's model and every table is checked, and
     /// every store opened, before the builder is touched; on an error the
@@ -346,11 +365,26 @@ impl Config {
     /// and nothing else in the process has changed.
     pub fn apply(self, builder: HooksBuilder) -> Result<HooksBuilder, ConfigError> {
         let runners = self.runners()?;
+        let transcripts = match &self.transcript_dir {
+            Some(dir) => Some(Arc::new(Transcripts::new(dir).map_err(|error| {
+                ConfigError {
+                    problems: vec![format!("{}: {error}", self.file)],
+                }
+            })?)),
+            None => None,
+        };
         let standard = self.settings.prepare(&self.file)?;
         let mut builder = standard.apply(builder);
         let session_env = Arc::new(SessionEnv::default());
         for (hook, runner) in self.hooks.iter().zip(runners) {
-            builder = hook.add_to(builder, with_session_env(runner, &session_env));
+            let mut runner = with_session_env(runner, &session_env);
+            if let Some(transcripts) = &transcripts {
+                runner = Runner::Transcript(Arc::clone(transcripts), Box::new(runner));
+            }
+            builder = hook.add_to(builder, runner);
+        }
+        if let Some(transcripts) = &transcripts {
+            builder = transcripts.observe(builder);
         }
         for skipped in &self.skipped {
             builder = builder.skipped(&self.file, skipped.line, &skipped.what);

@@ -96,8 +96,20 @@ impl McpToolHook {
 
 impl<C: ProtocolEvent> RuntimeHook<C> for McpToolHook {
     fn call<'a>(&'a self, ctx: &'a mut C) -> HookCall<'a> {
+        let event = ctx.input();
+        self.call_with(ctx, event)
+    }
+}
+
+impl McpToolHook {
+    /// Runs for `ctx`, shown `event`: its input, perhaps with more added
+    /// (the kept transcript's path).
+    pub(crate) fn call_with<'a, C: ProtocolEvent>(
+        &'a self,
+        ctx: &'a mut C,
+        event: hooks_core::Value,
+    ) -> HookCall<'a> {
         HookCall::Pending(Box::pin(async move {
-            let event = ctx.input();
             let arguments = match &self.arguments {
                 Some(template) => template.render(&event)?,
                 None => event,

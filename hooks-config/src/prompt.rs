@@ -92,8 +92,21 @@ fn unfenced(answer: &str) -> &str {
 
 impl<C: ProtocolEvent> RuntimeHook<C> for PromptHook {
     fn call<'a>(&'a self, ctx: &'a mut C) -> HookCall<'a> {
+        let event = ctx.input();
+        self.call_with(ctx, event)
+    }
+}
+
+impl PromptHook {
+    /// Runs for `ctx`, shown `event`: its input, perhaps with more added
+    /// (the kept transcript's path).
+    pub(crate) fn call_with<'a, C: ProtocolEvent>(
+        &'a self,
+        ctx: &'a mut C,
+        event: hooks_core::Value,
+    ) -> HookCall<'a> {
         HookCall::Pending(Box::pin(async move {
-            let prompt = self.prompt(&ctx.input().to_string());
+            let prompt = self.prompt(&event.to_string());
             let answer = self.model.complete(&prompt).await.map_err(|error| {
                 HookError::failed(format!("the model could not answer: {error}"))
             })?;

@@ -7,7 +7,10 @@
 //! (`user_id`, `metadata`; `agent_id` and `parent_agent_id` inside a
 //! sub-agent only, as Claude Code sends `agent_id`); `transcript_path`,
 //! `permission_mode` and `model` when the host puts them in the session's
-//! metadata ([`HOST_FIELDS`]).
+//! metadata ([`HOST_FIELDS`]). When it gives no `transcript_path` and the
+//! configuration keeps transcripts (`transcript_dir`,
+//! [`Config::keep_transcript`](crate::Config::keep_transcript)), a declared
+//! hook is shown the kept file's path instead.
 //!
 //! Output, as JSON: `continue: false` with `stopReason` (the session ends:
 //! [`Outcome::end_session`](hooks_core::Outcome::end_session), and this event

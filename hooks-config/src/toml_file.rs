@@ -40,6 +40,12 @@
 //! metadata_key = "org_read_only"
 //! ```
 //!
+//! `transcript_dir = "transcripts"` (a top-level key, before any table) keeps
+//! each session's transcript in that directory, in Claude Code's format, and
+//! shows every hook its path as `transcript_path` when the host gives none:
+//! a Claude Code `Stop` hook that reads the conversation runs unchanged. A
+//! relative path is from the working directory, as every path in the file.
+//!
 //! A hook runs exactly one of: `command`, `http`, `prompt` (a model judges:
 //! `Config::model`), `agent` (a verifier takes up to `max_turns` turns, 5
 //! unless set, within the hook's `timeout`; not answering by then fails the
@@ -88,6 +94,7 @@
 //! condition is about a tool call: on any other event it is refused.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -123,6 +130,8 @@ struct File {
     /// MCP servers for a gateway (`hooks-mcp`) to put the hooks in front of.
     #[serde(default)]
     upstream: Vec<Spanned<crate::upstream::UpstreamEntry>>,
+    /// Where to keep each session's transcript, for hooks to read.
+    transcript_dir: Option<Spanned<PathBuf>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -219,13 +228,18 @@ pub(crate) fn parse(
     file: &Arc<str>,
     text: &str,
     problems: &mut Problems,
-) -> (Vec<Declared>, StdSettings, Vec<crate::upstream::Upstream>) {
+) -> (
+    Vec<Declared>,
+    StdSettings,
+    Vec<crate::upstream::Upstream>,
+    Option<PathBuf>,
+) {
     let parsed: File = match toml::from_str(text) {
         Ok(parsed) => parsed,
         Err(error) => {
             let line = error.span().map_or(0, |span| line_of(text, span.start));
             problems.push(file, line, None, error.message().to_owned());
-            return (Vec::new(), StdSettings::default(), Vec::new());
+            return (Vec::new(), StdSettings::default(), Vec::new(), None);
         }
     };
     let upstreams = crate::upstream::check(file, text, parsed.upstream, problems);
@@ -304,7 +318,19 @@ pub(crate) fn parse(
         rate_limit_database: None,
     };
     settings.check(file, problems);
-    (hooks, settings, upstreams)
+    let transcript_dir = parsed.transcript_dir.and_then(|dir| {
+        if dir.get_ref().as_os_str().is_empty() {
+            problems.push(
+                file,
+                at(dir.span()),
+                None,
+                "`transcript_dir` is empty: name a directory",
+            );
+            return None;
+        }
+        Some(dir.into_inner())
+    });
+    (hooks, settings, upstreams, transcript_dir)
 }
 
 /// Checks one entry; every problem with it, not just the first.
