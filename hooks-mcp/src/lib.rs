@@ -27,6 +27,12 @@
 //! ([`Upstream::spawn`]) or running servers over Streamable HTTP
 //! ([`Upstream::connect_http`]).
 //!
+//! A configuration's `mcp_tool` hooks call tools on the upstreams
+//! themselves: [`UpstreamCaller`] provides each upstream, by its name, as an
+//! MCP server for them (`mcp_tool = { server = "guard", tool = "check" }`
+//! with an `[[upstream]]` named `guard`); the `hooks-mcp` binary does so
+//! for every upstream it starts.
+//!
 //! A crashed or hanging upstream gives tool errors naming it; the gateway
 //! keeps serving. Its stdout carries only protocol messages (logs go to
 //! stderr).
@@ -46,6 +52,7 @@
 //! ```
 
 mod approval;
+mod caller;
 mod forward;
 mod gateway;
 mod http;
@@ -54,6 +61,7 @@ mod stdio;
 mod upstream;
 
 pub use approval::ClientApprovals;
+pub use caller::UpstreamCaller;
 pub use gateway::{FILTER_HOOK, GROUP, Gateway, NAMESPACE_SEPARATOR, prepare};
 pub use http::{HttpServer, MCP_PATH, http_service, serve_http};
 pub use upstream::{DEFAULT_CALL_TIMEOUT, Upstream, UpstreamError};

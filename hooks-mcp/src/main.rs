@@ -11,7 +11,8 @@
 //!
 //! The upstream servers are the command after `--` (or the server at
 //! `--upstream-url`), and the file's `[[upstream]]` entries; with more than
-//! one, each server's tools are namespaced (`git__git_status`).
+//! one, each server's tools are namespaced (`git__git_status`). The file's
+//! `mcp_tool` hooks may name any of them, by its name, as their server.
 //!
 //! In Claude Code's `.mcp.json`:
 //!
@@ -193,6 +194,8 @@ async fn run(invocation: Invocation) -> Result<(), String> {
     }
     let mut builder = hooks_mcp::prepare(Hooks::builder(), &upstreams)?;
     if let Some(config) = config {
+        // Its `mcp_tool` hooks call tools on the upstreams, by their names.
+        let config = hooks_mcp::UpstreamCaller::new(&upstreams).provide(config);
         builder = config.apply(builder).map_err(|error| error.to_string())?;
     }
     // After the file's `[approval]`: its store answers clients that cannot elicit.

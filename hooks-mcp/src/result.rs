@@ -34,17 +34,22 @@ pub(crate) fn from_value(value: Value) -> CallToolResult {
 /// An upstream tool error as hooks see it: its text, with the whole result
 /// as data (structured content survives the failure hooks).
 pub(crate) fn to_tool_error(result: &CallToolResult) -> ToolError {
+    ToolError::new(error_message(result)).with_data(to_value(result))
+}
+
+/// The text blocks of a result, joined by line breaks; `None` without any.
+pub(crate) fn text(result: &CallToolResult) -> Option<String> {
     let text: Vec<&str> = result
         .content
         .iter()
         .filter_map(|block| block.as_text().map(|text| text.text.as_str()))
         .collect();
-    let message = if text.is_empty() {
-        "the tool reported an error without a message".to_owned()
-    } else {
-        text.join("\n")
-    };
-    ToolError::new(message).with_data(to_value(result))
+    (!text.is_empty()).then(|| text.join("\n"))
+}
+
+/// What an `isError` result says went wrong: its text.
+pub(crate) fn error_message(result: &CallToolResult) -> String {
+    text(result).unwrap_or_else(|| "the tool reported an error without a message".to_owned())
 }
 
 /// The error result the client gets: the message (as the failure hooks

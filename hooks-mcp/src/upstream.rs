@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
-use rmcp::service::{ClientInitializeError, RunningService};
+use rmcp::service::{ClientInitializeError, Peer, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
@@ -171,20 +171,35 @@ impl Upstream {
         tool: &str,
         args: Map<String, Value>,
     ) -> Result<CallToolResult, String> {
-        let mut params = CallToolRequestParams::new(tool.to_owned());
-        params.arguments = Some(args);
-        match tokio::time::timeout(self.timeout, self.client.call_tool(params)).await {
-            Ok(Ok(result)) => Ok(result),
-            Ok(Err(error)) => Err(format!(
-                "the upstream MCP server `{}` failed to answer: {error}",
-                self.name
-            )),
-            Err(_elapsed) => Err(format!(
-                "the upstream MCP server `{}` did not answer within {} s",
-                self.name,
-                self.timeout.as_secs()
-            )),
-        }
+        call_tool(&self.name, &self.client, self.timeout, tool, args).await
+    }
+
+    /// What calls its tools from elsewhere (the MCP tool hooks) need: its
+    /// name, its connection, and its timeout.
+    pub(crate) fn handle(&self) -> (String, Peer<RoleClient>, Duration) {
+        (self.name.clone(), self.client.peer().clone(), self.timeout)
+    }
+}
+
+/// Calls `tool` with `args` on the upstream `name` through `peer`, within `timeout`.
+pub(crate) async fn call_tool(
+    name: &str,
+    peer: &Peer<RoleClient>,
+    timeout: Duration,
+    tool: &str,
+    args: Map<String, Value>,
+) -> Result<CallToolResult, String> {
+    let mut params = CallToolRequestParams::new(tool.to_owned());
+    params.arguments = Some(args);
+    match tokio::time::timeout(timeout, peer.call_tool(params)).await {
+        Ok(Ok(result)) => Ok(result),
+        Ok(Err(error)) => Err(format!(
+            "the upstream MCP server `{name}` failed to answer: {error}"
+        )),
+        Err(_elapsed) => Err(format!(
+            "the upstream MCP server `{name}` did not answer within {} s",
+            timeout.as_secs()
+        )),
     }
 }
 
