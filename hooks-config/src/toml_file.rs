@@ -7,7 +7,7 @@
 //! command = ["python3", "hooks/block_rm.py"]   # exec form; a string needs `shell = true`
 //! timeout = "5s"
 //! priority = -10
-//! on_error = "deny"
+//! on_error = "deny"                  # this hook's; `on_error` above the first table: the file's
 //! shadow = true                      # record what it would decide; do not enforce it
 //!
 //! [[hooks]]
@@ -132,6 +132,8 @@ struct File {
     upstream: Vec<Spanned<crate::upstream::UpstreamEntry>>,
     /// Where to keep each session's transcript, for hooks to read.
     transcript_dir: Option<Spanned<PathBuf>>,
+    /// The failure policy of every hook of the file that does not give its own.
+    on_error: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -256,6 +258,22 @@ pub(crate) fn parse(
             AddressPolicy::default()
         }
     };
+    let file_on_error = parsed
+        .on_error
+        .as_ref()
+        .and_then(|value| match value.get_ref().as_str() {
+            "deny" => Some(OnError::Deny),
+            "continue" => Some(OnError::Continue),
+            other => {
+                problems.push(
+                    file,
+                    line_of(text, value.span().start),
+                    None,
+                    format!("`on_error` is \"deny\" or \"continue\", not \"{other}\""),
+                );
+                None
+            }
+        });
     let hooks = parsed
         .hooks
         .into_iter()
@@ -271,6 +289,11 @@ pub(crate) fn parse(
                     name,
                     file: Arc::clone(file),
                     line,
+                    // The file's policy where the hook gives none; `deny` only
+                    // where the event can fail closed (elsewhere it is the default).
+                    on_error: mode_and_meta.on_error.or(file_on_error.filter(|policy| {
+                        *policy == OnError::Continue || mode_and_meta.event.can_fail_closed()
+                    })),
                     ..mode_and_meta
                 }),
                 Err(errors) => {

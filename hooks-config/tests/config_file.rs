@@ -341,3 +341,38 @@ url = "http:///mcp"
         ]
     );
 }
+
+#[tokio::test]
+async fn a_file_wide_on_error_is_the_default_of_its_hooks() {
+    // Claude Code's behaviour for a whole file: failing hooks let calls through,
+    // except a hook that says otherwise.
+    let text = r#"
+on_error = "continue"
+
+[[hooks]]
+name = "lenient"
+event = "pre_tool_use"
+matches = "ls"
+command = ["sh", "-c", "exit 1"]
+
+[[hooks]]
+name = "strict"
+event = "pre_tool_use"
+matches = "rm"
+command = ["sh", "-c", "exit 1"]
+on_error = "deny"
+
+[[hooks]]
+name = "farewell"
+event = "session_end"
+command = ["sh", "-c", "exit 1"]
+"#;
+    let hooks = common::dispatcher(hooks_config::parse("lenient.toml", text, false).unwrap());
+    assert_eq!(common::denial(&hooks, "ls", json!({})).await, None);
+    assert!(common::denial(&hooks, "rm", json!({})).await.is_some());
+    let error = common::parse_error("bad.toml", "on_error = \"maybe\"\n", false);
+    assert!(
+        error.problems()[0].starts_with("bad.toml:1: `on_error` is \"deny\" or \"continue\""),
+        "{error}"
+    );
+}
