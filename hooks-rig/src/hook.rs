@@ -1,9 +1,11 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::Instant;
 
-use hooks_core::{Denial, Hooks, PreToolUse, Session, SessionEnd, SubagentStart, ToolHandle};
+use hooks_core::{
+    Denial, EndSession, Hooks, Outcome, PreToolUse, Session, SessionEnd, SubagentStart, ToolHandle,
+};
 use rig_agent::agent::{
     AgentHook, DispatchAction, DispatchEvent, HookContext, OutcomeAction, OutcomeEvent, RunSettled,
     RunStart, RunStartAction,
@@ -30,6 +32,9 @@ pub(crate) struct Inner {
     pending: Mutex<HashMap<EffectId, Pending>>,
     /// How many calls are parked: an outcome skips the lock when none is.
     parked: AtomicUsize,
+    /// The first hook's word that the session should end: every later run
+    /// and dispatch stops on it. Shared with the sub-agents' hooks.
+    ended: Arc<OnceLock<EndSession>>,
 }
 
 pub(crate) struct Pending {
@@ -41,6 +46,10 @@ pub(crate) struct Pending {
 impl HooksHook {
     /// A hook running `hooks` for `session`.
     pub fn new(hooks: Hooks, session: Session) -> Self {
+        Self::with_ended(hooks, session, Arc::default())
+    }
+
+    fn with_ended(hooks: Hooks, session: Session, ended: Arc<OnceLock<EndSession>>) -> Self {
         HooksHook {
             inner: Arc::new(Inner {
                 hooks,
@@ -49,6 +58,7 @@ impl HooksHook {
                 handles: RwLock::new(HashMap::new()),
                 pending: Mutex::new(HashMap::new()),
                 parked: AtomicUsize::new(0),
+                ended,
             }),
         }
     }
@@ -63,9 +73,19 @@ impl HooksHook {
         &self.inner.session
     }
 
+    /// Whether a hook ended the session (`end_session` on any event, as
+    /// [`PreToolUse::end_session`]; Claude Code's `continue: false`): who did
+    /// and why. Once set, every run
+    /// of this hook (and of its sub-agents' hooks) stops at its next dispatch
+    /// with that reason.
+    pub fn session_ended(&self) -> Option<&EndSession> {
+        self.inner.ended.get()
+    }
+
     /// Asks the `SubagentStart` hooks whether `subagent_id` may start on
     /// `prompt`; if so, the hook to add to the sub-agent: the same dispatcher,
-    /// with a session whose parent is this one's agent.
+    /// with a session whose parent is this one's agent. The sub-agent's hook
+    /// shares this one's ended session: if either is ended, both stop.
     pub async fn sub_agent(
         &self,
         subagent_id: impl Into<String>,
@@ -73,11 +93,15 @@ impl HooksHook {
     ) -> Result<HooksHook, Denial> {
         let mut ctx = SubagentStart::new(&self.inner.session, subagent_id, prompt);
         let outcome = self.inner.hooks.dispatch(&mut ctx).await;
+        // An ended session reaches the sub-agent through the shared state:
+        // its first run stops.
+        self.note_end(&outcome);
         match outcome.into_denial() {
             Some(denial) => Err(denial),
-            None => Ok(HooksHook::new(
+            None => Ok(HooksHook::with_ended(
                 self.inner.hooks.clone(),
                 ctx.subagent_session(),
+                Arc::clone(&self.inner.ended),
             )),
         }
     }
@@ -129,6 +153,21 @@ impl HooksHook {
         pending
     }
 
+    /// Remembers the session end `outcome` carries (the first one is kept);
+    /// the reason to stop the run with, if the session is now ended.
+    pub(crate) fn note_end(&self, outcome: &Outcome) -> Option<String> {
+        if let Some(end) = outcome.end_session() {
+            // Losing a race to an earlier end keeps that one.
+            let _ = self.inner.ended.set(end.clone());
+        }
+        self.ended()
+    }
+
+    /// Why the session ended, if a hook ended it.
+    pub(crate) fn ended(&self) -> Option<String> {
+        self.inner.ended.get().map(|end| end.reason.clone())
+    }
+
     /// Whether this is the value's first run: the session starts there.
     pub(crate) fn first_run(&self) -> bool {
         !self.inner.started.swap(true, Ordering::AcqRel)
@@ -157,6 +196,10 @@ impl AgentHook for HooksHook {
     }
 
     async fn on_dispatch(&self, _ctx: &HookContext, event: DispatchEvent<'_>) -> DispatchAction {
+        // Nothing starts in an ended session: the run stops here.
+        if let Some(reason) = self.ended() {
+            return DispatchAction::stop(reason);
+        }
         match event.kind {
             EffectKind::ToolCall { name, args } => {
                 self.pre_tool(event.id, name, args, event.call_id, event.kind)
@@ -168,6 +211,18 @@ impl AgentHook for HooksHook {
     }
 
     async fn on_outcome(&self, _ctx: &HookContext, event: OutcomeEvent<'_>) -> OutcomeAction {
+        let action = self.outcome(event).await;
+        // The hooks saw what happened (the audit keeps a call that ran); an
+        // ended session then stops the run, whatever they made of it.
+        match self.ended() {
+            Some(reason) => OutcomeAction::stop(reason),
+            None => action,
+        }
+    }
+}
+
+impl HooksHook {
+    async fn outcome(&self, event: OutcomeEvent<'_>) -> OutcomeAction {
         match event.kind {
             EffectKind::ToolCall { .. } => match self.unpark(event.id) {
                 Some(pending) => self.post_tool(pending, &event).await,

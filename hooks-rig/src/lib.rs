@@ -16,6 +16,13 @@
 //! | [`HooksHook::end_session`] | `SessionEnd` |
 //! | [`HooksHook::sub_agent`] | `SubagentStart`, and a hook for the sub-agent on the parent's dispatcher |
 //!
+//! A hook that ends the session (`end_session` on any event's context, Claude
+//! Code's `continue: false`) stops the rig run with its reason: a prompt or
+//! run-start hook before any model call, a pre-hook before the tool or model
+//! runs (rig's cancellation), a post-hook before the run goes on. The
+//! [`HooksHook`] remembers it ([`HooksHook::session_ended`]): its later runs
+//! and dispatches, and its sub-agents', stop at once with the same reason.
+//!
 //! ```no_run
 //! use hooks_core::{Hooks, Session};
 //! use hooks_rig::HooksHook;

@@ -27,7 +27,11 @@ impl HooksHook {
             .map(|tool| tool.name.as_str().to_owned())
             .collect();
         let mut ctx = PreModelRequest::new(&self.inner.session, tools, params(request));
-        let _ = self.inner.hooks.dispatch(&mut ctx).await;
+        let outcome = self.inner.hooks.dispatch(&mut ctx).await;
+        // An ended session stops the run before the model is called.
+        if let Some(reason) = self.note_end(&outcome) {
+            return DispatchAction::stop(reason);
+        }
         if ctx.rewrites().is_empty() {
             return DispatchAction::Proceed;
         }
@@ -61,6 +65,9 @@ impl HooksHook {
         }
         let mut ctx = PostModelResponse::new(&self.inner.session, text).with_tool_calls(calls);
         let outcome = self.inner.hooks.dispatch(&mut ctx).await;
+        if let Some(reason) = self.note_end(&outcome) {
+            return OutcomeAction::stop(reason);
+        }
         if let Some(denial) = outcome.denial() {
             // rig cannot discard a reply at this point and ask again: the run stops.
             return OutcomeAction::stop(denial.reason());

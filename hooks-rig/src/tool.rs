@@ -29,6 +29,10 @@ impl HooksHook {
             pre = pre.with_call_id(call_id.wire());
         }
         let outcome = handle.dispatch(&mut pre).await;
+        // An ended session stops the run before the tool runs, denied or not.
+        if let Some(reason) = self.note_end(&outcome) {
+            return DispatchAction::stop(reason);
+        }
         if let Some(denial) = outcome.denial() {
             return DispatchAction::skip(denial.reason());
         }
@@ -70,7 +74,10 @@ impl HooksHook {
             Ok(Outcome::ToolResult { result }) if result.is_success() => {
                 let mut post = PostToolUse::after(&pre, Ok(output_value(result.output())))
                     .with_duration(elapsed);
-                let _ = handle.dispatch(&mut post).await;
+                let outcome = handle.dispatch(&mut post).await;
+                if let Some(reason) = self.note_end(&outcome) {
+                    return OutcomeAction::stop(reason);
+                }
                 let context = injected(&[pre.injected(), post.injected()]);
                 if post.rewrites().is_empty() && context.is_empty() {
                     return OutcomeAction::Proceed;
@@ -92,7 +99,10 @@ impl HooksHook {
                 let message = error.model_feedback().unwrap_or(error.message());
                 let mut failure =
                     PostToolUseFailure::after(&pre, ToolError::new(message)).with_duration(elapsed);
-                let _ = handle.dispatch(&mut failure).await;
+                let outcome = handle.dispatch(&mut failure).await;
+                if let Some(reason) = self.note_end(&outcome) {
+                    return OutcomeAction::stop(reason);
+                }
                 if failure.rewrites().is_empty() {
                     return OutcomeAction::Proceed;
                 }
@@ -102,7 +112,10 @@ impl HooksHook {
             Err(report) => {
                 let mut failure = PostToolUseFailure::after(&pre, ToolError::new(&*report.message))
                     .with_duration(elapsed);
-                let _ = handle.dispatch(&mut failure).await;
+                let outcome = handle.dispatch(&mut failure).await;
+                if let Some(reason) = self.note_end(&outcome) {
+                    return OutcomeAction::stop(reason);
+                }
                 if failure.rewrites().is_empty() {
                     return OutcomeAction::Proceed;
                 }
