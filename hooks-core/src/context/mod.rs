@@ -90,8 +90,10 @@ macro_rules! common {
             /// Code's `continue: false`): the outcome carries it
             /// ([`Outcome::end_session`](crate::Outcome::end_session)) for the
             /// integration to stop the agent, with `reason` for the person.
-            /// It decides nothing by itself: a guard that must also stop this
-            /// call denies it. The first hook to say so is kept.
+            /// It is not a denial (the outcome's decision is the hooks'), but
+            /// integrations stop the agent as soon as they can, which may be
+            /// before this call runs (hooks-rig, Claude Code); a guard that
+            /// must stop this call denies it too. The first hook to say so is kept.
             pub fn end_session(&self, reason: impl Into<String>) {
                 self.trail.end_session(reason.into());
             }
