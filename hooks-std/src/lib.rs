@@ -55,6 +55,8 @@ pub mod read_only;
 pub mod redact;
 #[cfg(feature = "replay")]
 pub mod replay;
+#[cfg(any(feature = "approval", feature = "rate-limit"))]
+mod sqlite;
 #[cfg(feature = "truncate")]
 pub mod truncate;
 

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use hooks_core::BoxFuture;
-use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::store::{
     Answering, ApprovalStore, Grant, NewRequest, Request, Scope, Status, StoreError,
@@ -64,11 +64,11 @@ impl Database {
         let fail = |error: rusqlite::Error| StoreError::new(path.display().to_string(), error);
         let mut connection = Connection::open(&path).map_err(fail)?;
         connection.busy_timeout(busy_timeout).map_err(fail)?;
-        wal(&connection, busy_timeout).map_err(fail)?;
+        crate::sqlite::wal(&connection, busy_timeout).map_err(fail)?;
         connection
             .pragma_update(None, "foreign_keys", true)
             .map_err(fail)?;
-        migrate(&mut connection).map_err(fail)?;
+        crate::sqlite::migrate(&mut connection, MIGRATIONS).map_err(fail)?;
         Ok(Database { path, connection })
     }
 
@@ -231,54 +231,6 @@ impl Database {
             .optional()
             .map_err(|error| self.fail(error))
     }
-}
-
-/// Switches to write-ahead logging. Another process opening the same new
-/// file at once can make SQLite refuse the switch at once, without waiting
-/// (it will not let a reader upgrade while another writer waits), so the
-/// switch is retried, for as long as the busy timeout allows.
-fn wal(connection: &Connection, busy_timeout: Duration) -> rusqlite::Result<()> {
-    let deadline = std::time::Instant::now() + busy_timeout;
-    let mut pause = Duration::from_millis(1);
-    loop {
-        match connection.pragma_update(None, "journal_mode", "WAL") {
-            Err(rusqlite::Error::SqliteFailure(error, _))
-                if error.code == rusqlite::ErrorCode::DatabaseBusy
-                    && std::time::Instant::now() + pause < deadline =>
-            {
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(50));
-            }
-            result => return result,
-        }
-    }
-}
-
-/// Brings the schema up to date. The version is read under the write lock
-/// (`BEGIN IMMEDIATE`): two processes opening a new store at once must not
-/// both run the same migration.
-fn migrate(connection: &mut Connection) -> rusqlite::Result<()> {
-    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let version: i64 = transaction.pragma_query_value(None, "user_version", |row| row.get(0))?;
-    let version = usize::try_from(version).unwrap_or(usize::MAX);
-    if version > MIGRATIONS.len() {
-        return Err(rusqlite::Error::SqliteFailure(
-            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_MISMATCH),
-            Some(format!(
-                "the database is at schema version {version}, newer than this program's {}",
-                MIGRATIONS.len()
-            )),
-        ));
-    }
-    for migration in &MIGRATIONS[version..] {
-        transaction.execute_batch(migration)?;
-    }
-    transaction.pragma_update(
-        None,
-        "user_version",
-        i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX),
-    )?;
-    transaction.commit()
 }
 
 fn request(row: &Row<'_>) -> rusqlite::Result<Request> {

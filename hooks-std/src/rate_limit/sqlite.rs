@@ -13,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hooks_core::Deferred;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
@@ -96,13 +96,13 @@ impl SqliteStore {
         let fail = |error: rusqlite::Error| failure(&path, &error);
         let mut connection = Connection::open(&path).map_err(fail)?;
         connection.busy_timeout(BUSY_TIMEOUT).map_err(fail)?;
-        wal(&connection, BUSY_TIMEOUT).map_err(fail)?;
+        crate::sqlite::wal(&connection, BUSY_TIMEOUT).map_err(fail)?;
         // Without an fsync per call: a power cut may lose the last few
         // counts (a few calls admitted again), never corrupt the file.
         connection
             .pragma_update(None, "synchronous", "NORMAL")
             .map_err(fail)?;
-        migrate(&mut connection).map_err(fail)?;
+        crate::sqlite::migrate(&mut connection, MIGRATIONS).map_err(fail)?;
         Ok(SqliteStore {
             path,
             connection: Mutex::new(connection),
@@ -251,55 +251,6 @@ fn store(
 
 fn nanos(time: Duration) -> i64 {
     i64::try_from(time.as_nanos()).unwrap_or(i64::MAX)
-}
-
-/// Switches to write-ahead logging. Another process opening the same new
-/// file at once can make SQLite refuse the switch without waiting, so it is
-/// retried for as long as the busy timeout allows (as the approval store does).
-fn wal(connection: &Connection, busy_timeout: Duration) -> rusqlite::Result<()> {
-    let deadline = Instant::now() + busy_timeout;
-    let mut pause = Duration::from_millis(1);
-    loop {
-        match connection.pragma_update(None, "journal_mode", "WAL") {
-            Err(rusqlite::Error::SqliteFailure(error, _))
-                if error.code == rusqlite::ErrorCode::DatabaseBusy
-                    && Instant::now() + pause < deadline =>
-            {
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(50));
-            }
-            result => return result,
-        }
-    }
-}
-
-/// Brings the schema up to date. Read without a lock first: a process per
-/// call finds it current and takes no write lock to open. Otherwise the
-/// version is read again under the write lock, so two processes opening a
-/// new file at once do not both run a migration.
-fn migrate(connection: &mut Connection) -> rusqlite::Result<()> {
-    let current = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
-    let version: i64 = connection.pragma_query_value(None, "user_version", |row| row.get(0))?;
-    if version == current {
-        return Ok(());
-    }
-    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let version: i64 = transaction.pragma_query_value(None, "user_version", |row| row.get(0))?;
-    let version = usize::try_from(version).unwrap_or(usize::MAX);
-    if version > MIGRATIONS.len() {
-        return Err(rusqlite::Error::SqliteFailure(
-            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_MISMATCH),
-            Some(format!(
-                "the database is at schema version {version}, newer than this program's {}",
-                MIGRATIONS.len()
-            )),
-        ));
-    }
-    for migration in &MIGRATIONS[version..] {
-        transaction.execute_batch(migration)?;
-    }
-    transaction.pragma_update(None, "user_version", current)?;
-    transaction.commit()
 }
 
 #[cfg(test)]
