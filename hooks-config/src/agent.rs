@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use hooks_core::{BoxFuture, HookCall, HookError, RuntimeHook, Value};
+use hooks_core::{BoxFuture, HookCall, HookError, Value};
 
 use crate::prompt::read_answer;
 use crate::protocol::ProtocolEvent;
@@ -145,13 +145,6 @@ impl AgentHook {
             "the verifier did not answer within {} turns (`max_turns` = {0})",
             self.max_turns
         )))
-    }
-}
-
-impl<C: ProtocolEvent> RuntimeHook<C> for AgentHook {
-    fn call<'a>(&'a self, ctx: &'a mut C) -> HookCall<'a> {
-        let event = ctx.input();
-        self.call_with(ctx, event)
     }
 }
 

@@ -9,7 +9,7 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hooks_core::{HookCall, HookError, RuntimeHook, Verdict};
+use hooks_core::{HookCall, HookError, Verdict};
 use rustix::process::{Pid, Signal, kill_process_group};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
@@ -302,13 +302,6 @@ fn interpret(finished: &Finished, what: &str) -> Result<Reply, HookError> {
             )))
         }
         None => Err(HookError::failed("was killed by a signal")),
-    }
-}
-
-impl<C: ProtocolEvent> RuntimeHook<C> for CommandHook {
-    fn call<'a>(&'a self, ctx: &'a mut C) -> HookCall<'a> {
-        let event = ctx.input();
-        self.call_with(ctx, event)
     }
 }
 

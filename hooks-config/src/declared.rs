@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use hooks_core::{
     Decision, EventKind, Hook, HookCall, HooksBuilder, OnError, PostModelResponse, PostToolUse,
-    PostToolUseFailure, PreCompact, PreModelRequest, PreToolUse, RuntimeHook, SessionEnd,
-    SessionStart, Stop, SubagentStart, SubagentStop, ToolEvent, UserPromptSubmit, Value,
+    PostToolUseFailure, PreCompact, PreModelRequest, PreToolUse, SessionEnd, SessionStart, Stop,
+    SubagentStart, SubagentStop, ToolEvent, UserPromptSubmit, Value,
 };
 
 use crate::agent::{AgentHook, Verifier};
@@ -207,16 +207,13 @@ impl Runner {
     }
 }
 
-impl<C: ProtocolEvent> RuntimeHook<C> for Runner {
-    fn call<'a>(&'a self, ctx: &'a mut C) -> HookCall<'a> {
-        let input = ctx.input();
-        self.call_with(ctx, input)
-    }
-}
-
 impl Runner {
     /// Every runner is shown the same input, built once here.
-    fn call_with<'a, C: ProtocolEvent>(&'a self, ctx: &'a mut C, mut input: Value) -> HookCall<'a> {
+    pub(crate) fn call_with<'a, C: ProtocolEvent>(
+        &'a self,
+        ctx: &'a mut C,
+        mut input: Value,
+    ) -> HookCall<'a> {
         match self {
             Runner::Command(hook) => hook.call_with(ctx, input),
             Runner::Http(hook) => hook.call_with(ctx, input),

@@ -15,7 +15,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hooks_core::{Decision, HookCall, HookError, RuntimeHook, Verdict};
+use hooks_core::{Decision, HookCall, HookError, Verdict};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Client, Url};
@@ -203,13 +203,6 @@ fn chain(error: &reqwest::Error) -> String {
         source = cause.source();
     }
     text
-}
-
-impl<C: ProtocolEvent> RuntimeHook<C> for HttpHook {
-    fn call<'a>(&'a self, ctx: &'a mut C) -> HookCall<'a> {
-        let event = ctx.input();
-        self.call_with(ctx, event)
-    }
 }
 
 impl HttpHook {

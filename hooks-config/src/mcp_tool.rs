@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use hooks_core::{BoxFuture, HookCall, HookError, RuntimeHook, Value};
+use hooks_core::{BoxFuture, HookCall, HookError, Value};
 
 use crate::prompt::read_answer;
 use crate::protocol::{ProtocolEvent, parse_output};
@@ -91,13 +91,6 @@ impl McpToolHook {
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
-    }
-}
-
-impl<C: ProtocolEvent> RuntimeHook<C> for McpToolHook {
-    fn call<'a>(&'a self, ctx: &'a mut C) -> HookCall<'a> {
-        let event = ctx.input();
-        self.call_with(ctx, event)
     }
 }
 

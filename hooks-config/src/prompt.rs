@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use hooks_core::{BoxFuture, HookCall, HookError, RuntimeHook, Value};
+use hooks_core::{BoxFuture, HookCall, HookError, Value};
 use serde::Deserialize;
 
 use crate::protocol::{ProtocolEvent, Reply, parse_output};
@@ -88,13 +88,6 @@ fn unfenced(answer: &str) -> &str {
     };
     let inner = inner.strip_prefix("json").unwrap_or(inner);
     inner.strip_suffix("```").unwrap_or(inner).trim()
-}
-
-impl<C: ProtocolEvent> RuntimeHook<C> for PromptHook {
-    fn call<'a>(&'a self, ctx: &'a mut C) -> HookCall<'a> {
-        let event = ctx.input();
-        self.call_with(ctx, event)
-    }
 }
 
 impl PromptHook {

@@ -560,3 +560,26 @@ mod tests {
         );
     }
 }
+
+/// Each hook kind runs as a hook by `call_with(ctx, input)`: the input is
+/// built here, once, or by [`Runner`](crate::declared::Runner), which may
+/// add to it (the kept transcript's path) and shares it with a `condition`.
+macro_rules! runs_with_input {
+    ($($kind:ty),* $(,)?) => {$(
+        impl<C: ProtocolEvent> hooks_core::RuntimeHook<C> for $kind {
+            fn call<'a>(&'a self, ctx: &'a mut C) -> hooks_core::HookCall<'a> {
+                let input = ctx.input();
+                self.call_with(ctx, input)
+            }
+        }
+    )*};
+}
+
+runs_with_input!(
+    crate::agent::AgentHook,
+    crate::command::CommandHook,
+    crate::declared::Runner,
+    crate::http::HttpHook,
+    crate::mcp_tool::McpToolHook,
+    crate::prompt::PromptHook,
+);

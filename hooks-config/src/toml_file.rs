@@ -225,6 +225,50 @@ fn default_model() -> String {
 /// The default hook timeout, as Claude Code's.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// The addresses `[http] allow` opens to HTTP hooks.
+fn http_policy(
+    file: &str,
+    text: &str,
+    allow: Option<&Spanned<Vec<String>>>,
+    problems: &mut Problems,
+) -> AddressPolicy {
+    match AddressPolicy::new(allow.map_or(&[], |allow| allow.get_ref())) {
+        Ok(policy) => policy,
+        Err(error) => {
+            problems.push(
+                file,
+                line_of(text, allow.map_or(0, |allow| allow.span().start)),
+                None,
+                format!("`[http] allow`: {error}"),
+            );
+            AddressPolicy::default()
+        }
+    }
+}
+
+/// The file's own `on_error`, the default of its hooks.
+fn file_on_error(
+    file: &str,
+    text: &str,
+    value: Option<&Spanned<String>>,
+    problems: &mut Problems,
+) -> Option<OnError> {
+    let value = value?;
+    match value.get_ref().as_str() {
+        "deny" => Some(OnError::Deny),
+        "continue" => Some(OnError::Continue),
+        other => {
+            problems.push(
+                file,
+                line_of(text, value.span().start),
+                None,
+                format!("`on_error` is \"deny\" or \"continue\", not \"{other}\""),
+            );
+            None
+        }
+    }
+}
+
 /// Parses and checks a TOML file; every problem is collected with its line.
 pub(crate) fn parse(
     file: &Arc<str>,
@@ -245,35 +289,8 @@ pub(crate) fn parse(
         }
     };
     let upstreams = crate::upstream::check(file, text, parsed.upstream, problems);
-    let allow = parsed.http.allow.as_ref();
-    let policy = match AddressPolicy::new(allow.map_or(&[], |allow| allow.get_ref())) {
-        Ok(policy) => policy,
-        Err(error) => {
-            problems.push(
-                file,
-                line_of(text, allow.map_or(0, |allow| allow.span().start)),
-                None,
-                format!("`[http] allow`: {error}"),
-            );
-            AddressPolicy::default()
-        }
-    };
-    let file_on_error = parsed
-        .on_error
-        .as_ref()
-        .and_then(|value| match value.get_ref().as_str() {
-            "deny" => Some(OnError::Deny),
-            "continue" => Some(OnError::Continue),
-            other => {
-                problems.push(
-                    file,
-                    line_of(text, value.span().start),
-                    None,
-                    format!("`on_error` is \"deny\" or \"continue\", not \"{other}\""),
-                );
-                None
-            }
-        });
+    let policy = http_policy(file, text, parsed.http.allow.as_ref(), problems);
+    let file_on_error = file_on_error(file, text, parsed.on_error.as_ref(), problems);
     let hooks = parsed
         .hooks
         .into_iter()

@@ -4,9 +4,7 @@
 //! argv) and in HTTP payloads (checked against a local server echoing the
 //! body), and `condition`, with paths that try to escape.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -15,7 +13,7 @@ use hooks_core::prelude::*;
 use hooks_core::{BoxFuture, DenialCause, HookError};
 
 mod common;
-use common::{apply_error, denial, dispatcher, parse_error};
+use common::{PythonServer, apply_error, denial, dispatcher, parse_error};
 
 fn parse(text: &str) -> Config {
     hooks_config::parse("forms.toml", text, false).unwrap()
@@ -337,37 +335,6 @@ command = ["sh", "-c", "cat \"$1\"", "sh", "${tool_input.path}"]
 
 // ---- HTTP payload templates ----
 
-struct EchoServer {
-    child: Child,
-    port: u16,
-}
-
-impl EchoServer {
-    fn start() -> EchoServer {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/servers/echo_server.py");
-        let mut child = Command::new("python3")
-            .arg(script)
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        EchoServer {
-            child,
-            port: line.trim().parse().unwrap(),
-        }
-    }
-}
-
-impl Drop for EchoServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn payload_hooks(port: u16, template: &str) -> Hooks {
     dispatcher(parse(&format!(
         "[http]\nallow = [\"127.0.0.1\"]\n\n[[hooks]]\nevent = \"pre_tool_use\"\nhttp = {{ url = \"http://127.0.0.1:{port}/\", payload_template = {template} }}\ntimeout = \"5s\"\n"
@@ -376,7 +343,7 @@ fn payload_hooks(port: u16, template: &str) -> Hooks {
 
 #[tokio::test]
 async fn a_payload_is_its_template_filled_in_and_a_value_cannot_break_out() {
-    let server = EchoServer::start();
+    let server = PythonServer::start("echo_server.py");
     let escape = "x\", \"admin\": true, \"y\": {\"z\": \"}";
     for template in [
         r#"{ file = "${tool_input.file_path}", who = "${session_id}", said = "path: ${tool_input.file_path}", args = "${tool_input}" }"#,

@@ -3,47 +3,13 @@
 //! address, and internal addresses refused unless allow-listed — including
 //! a name (`localhost`) that resolves to one.
 
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use hooks_core::prelude::*;
 use hooks_core::{DenialCause, HookError};
 
 mod common;
-use common::{dispatcher, parse_error};
-
-struct Server {
-    child: Child,
-    port: u16,
-}
-
-impl Server {
-    fn start() -> Server {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/servers/hook_server.py");
-        let mut child = Command::new("python3")
-            .arg(script)
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        Server {
-            child,
-            port: line.trim().parse().unwrap(),
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use common::{PythonServer, dispatcher, parse_error};
 
 fn hooks(url: &str, allow: &str, extra: &str) -> Hooks {
     let text = format!(
@@ -67,7 +33,7 @@ async fn failure(hooks: Hooks) -> String {
 
 #[tokio::test]
 async fn answers_allow_deny_rewrite_and_add_context() {
-    let server = Server::start();
+    let server = PythonServer::start("hook_server.py");
     let base = format!("http://127.0.0.1:{}", server.port);
     let allow = "\"127.0.0.1\"";
 
@@ -107,7 +73,7 @@ async fn answers_allow_deny_rewrite_and_add_context() {
 
 #[tokio::test]
 async fn timeouts_errors_and_oversized_answers_fail_closed() {
-    let server = Server::start();
+    let server = PythonServer::start("hook_server.py");
     let base = format!("http://127.0.0.1:{}", server.port);
     let allow = "\"127.0.0.1\"";
 
@@ -138,7 +104,7 @@ async fn timeouts_errors_and_oversized_answers_fail_closed() {
 
 #[tokio::test]
 async fn internal_addresses_need_an_allow_list_entry_checked_where_the_connection_goes() {
-    let server = Server::start();
+    let server = PythonServer::start("hook_server.py");
     let literal = failure(hooks(
         &format!("http://127.0.0.1:{}/allow", server.port),
         "",
@@ -186,7 +152,7 @@ fn suggested(refusal: &str) -> &str {
 
 #[tokio::test]
 async fn ipv4_carried_in_ipv6_is_judged_by_the_ipv4_and_the_suggested_entry_parses() {
-    let server = Server::start();
+    let server = PythonServer::start("hook_server.py");
     for host in [
         "[::127.0.0.1]",          // IPv4-compatible
         "[::ffff:127.0.0.1]",     // IPv4-mapped
@@ -215,7 +181,7 @@ async fn ipv4_carried_in_ipv6_is_judged_by_the_ipv4_and_the_suggested_entry_pars
 
 #[tokio::test]
 async fn fire_and_forget_does_not_wait() {
-    let server = Server::start();
+    let server = PythonServer::start("hook_server.py");
     let hooks = hooks(
         &format!("http://127.0.0.1:{}/slow", server.port),
         "\"127.0.0.1\"",

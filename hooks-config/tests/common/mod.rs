@@ -3,6 +3,10 @@
 // Each test binary compiles this module and uses only some of it.
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
 use hooks_config::{Config, ConfigError};
 use hooks_core::prelude::*;
 
@@ -38,5 +42,40 @@ pub(crate) fn apply_error(config: Config, expected: &str) -> ConfigError {
     match config.apply(Hooks::builder().without_linked()) {
         Ok(_) => panic!("{expected}"),
         Err(error) => error,
+    }
+}
+
+/// A Python test server from `tests/servers/`, on a free port of 127.0.0.1
+/// (it prints the port on its first line); killed when dropped.
+pub(crate) struct PythonServer {
+    child: Child,
+    pub(crate) port: u16,
+}
+
+impl PythonServer {
+    pub(crate) fn start(script: &str) -> PythonServer {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/servers")
+            .join(script);
+        let mut child = Command::new("python3")
+            .arg(script)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        PythonServer {
+            child,
+            port: line.trim().parse().unwrap(),
+        }
+    }
+}
+
+impl Drop for PythonServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
