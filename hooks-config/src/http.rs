@@ -162,7 +162,7 @@ impl HttpHook {
 
 /// Resolves names, keeping only the addresses the policy allows: what the
 /// client connects to is what was checked.
-struct Guarded(Arc<AddressPolicy>);
+pub(crate) struct Guarded(pub(crate) Arc<AddressPolicy>);
 
 impl Resolve for Guarded {
     fn resolve(&self, name: Name) -> Resolving {

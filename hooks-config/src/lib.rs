@@ -52,6 +52,8 @@ mod template;
 mod toml_file;
 mod transcript;
 mod upstream;
+#[cfg(feature = "approval")]
+mod webhook;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -67,6 +69,8 @@ pub use http::{HttpHook, MAX_BODY};
 pub use mcp_tool::{McpCaller, McpToolHook};
 pub use prompt::{Model, PromptHook};
 pub use upstream::{DEFAULT_UPSTREAM_TIMEOUT, Upstream};
+#[cfg(feature = "approval")]
+pub use webhook::{WebhookChannel, WebhookStyle};
 
 use declared::{Declared, Provided, Runner};
 use session_env::SessionEnv;

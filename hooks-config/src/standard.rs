@@ -50,7 +50,7 @@ pub(crate) struct StdSettings {
     pub(crate) approval: Option<(u32, ApprovalTable)>,
     /// `approval_channel = "terminal"`, and its line.
     pub(crate) terminal_approvals: Option<u32>,
-    /// Where a `[rate_limit]` table that names no `database` counts, when
+    /// Where a `[rate_limit]` table that names no `database` (nor `store`) counts, when
     /// the program says (a hook binary, a new process per call, whose
     /// counts must outlive it): see `Config::rate_limit_database`.
     pub(crate) rate_limit_database: Option<PathBuf>,
@@ -146,7 +146,9 @@ impl StdSettings {
         #[cfg(feature = "rate-limit")]
         let rate_limit = match self.rate_limit {
             Some((line, mut table)) => {
-                let database = table.database.take().or(self.rate_limit_database);
+                // A table counting in a shared `store` keeps to it: no default file.
+                let default = self.rate_limit_database.filter(|_| table.store.is_none());
+                let database = table.database.take().or(default);
                 match hooks_std::rate_limit::RateLimiter::new(table.clone()) {
                     Ok(limiter) if database.is_none() => {
                         prepared.step(move |builder| builder.state(limiter));
@@ -174,7 +176,10 @@ impl StdSettings {
         let mut created = Created::default();
         #[cfg(feature = "audit-log")]
         if let Some((line, table)) = self.audit_log {
-            created.watch(&table.path);
+            // A server sink (`sink = "postgres://…"`) creates no file.
+            if table.sink.is_none() {
+                created.watch(&table.path);
+            }
             match hooks_std::audit::Auditor::from_config(table) {
                 Ok(auditor) => prepared.step(move |builder| builder.state(auditor)),
                 Err(error) => problems.push(file, line, None, format!("[audit_log]: {error}")),
@@ -197,7 +202,9 @@ impl StdSettings {
             && problems.is_empty()
         {
             use hooks_std::approval::{ApprovalGate, CliChannel, TerminalChannel};
-            watch_database(&mut created, &table.database);
+            if table.store.is_none() {
+                watch_database(&mut created, &table.database);
+            }
             match ApprovalGate::open(&table) {
                 Ok(gate) => {
                     let gate = if self.terminal_approvals.is_some() {

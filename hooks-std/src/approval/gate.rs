@@ -1,7 +1,9 @@
 //! The approver: stores requests, delivers them, waits, and remembers answers.
 
 use std::fmt::Write as _;
+use std::future::Future as _;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::{Duration, SystemTime};
 
 use hooks_core::{ApprovalAnswer, ApprovalRequest, Approver, BoxFuture, Value};
@@ -35,6 +37,9 @@ impl ApprovalGate {
     pub fn open(config: &Approvals) -> Result<Self, ConfigError> {
         let policy = ApprovalPolicy::new(config)?;
         let refused = |error: StoreError| ConfigError::new("approval", error.to_string());
+        if let Some(store) = &config.store {
+            return Self::open_server(store, policy, config);
+        }
         // Start-up work, done once before any dispatch: the restart policy
         // straight on the database, then the store the gate waits on.
         let database = Database::open(&config.database, config.busy_timeout).map_err(refused)?;
@@ -44,6 +49,39 @@ impl ApprovalGate {
         drop(database);
         let store = SqliteStore::open(&config.database, config.busy_timeout).map_err(refused)?;
         Ok(Self::with_parts(Arc::new(store), policy, config))
+    }
+
+    /// The gate over the PostgreSQL store `connection` names: connected,
+    /// migrated and its restart policy applied now (on a thread of its own),
+    /// then connected again lazily on the runtime that dispatches.
+    #[cfg(feature = "postgres")]
+    fn open_server(
+        connection: &str,
+        policy: ApprovalPolicy,
+        config: &Approvals,
+    ) -> Result<Self, ConfigError> {
+        use super::postgres::{PostgresStore, block_on};
+        let refused = |error: String| ConfigError::new("approval", error);
+        let store = PostgresStore::new(connection).map_err(|error| refused(error.to_string()))?;
+        let stale = stale_after(config);
+        // A store of the start-up runtime's own: its connection ends with it.
+        block_on(async move {
+            PostgresStore::connect(connection)
+                .await?
+                .expire_older_than(stale)
+                .await
+        })
+        .map_err(refused)?
+        .map_err(|error| refused(error.to_string()))?;
+        Ok(Self::with_parts(Arc::new(store), policy, config))
+    }
+
+    #[cfg(not(feature = "postgres"))]
+    fn open_server(_: &str, _: ApprovalPolicy, _: &Approvals) -> Result<Self, ConfigError> {
+        Err(ConfigError::new(
+            "approval",
+            "`store` names a PostgreSQL server, and this program is built without hooks-std's `postgres` feature",
+        ))
     }
 
     /// A gate over another store (a database server, say). The restart
@@ -213,14 +251,40 @@ impl ApprovalGate {
         ))
     }
 
-    /// Waits for the first answer: from the channel, or in the store.
+    /// Waits for the first answer: from the channel, or in the store — told
+    /// of it by a store that can say so, else checking every `poll_interval`.
     async fn wait(&self, id: i64) -> Result<Request, StoreError> {
         let request = self.stored(id).await?;
         let mut delivered = Some(self.channel.deliver(&request));
         loop {
-            match delivered.as_mut() {
-                Some(answer) => match tokio::time::timeout(self.poll_interval, answer).await {
-                    Ok(Some(answer)) => {
+            // Listening before the status is read: no answer falls between.
+            let answered = self.store.answered(id);
+            let current = self.stored(id).await?;
+            if current.status != Status::Pending {
+                return Ok(current);
+            }
+            let mut store = std::pin::pin!(async {
+                match answered {
+                    Some(answered) => answered.await,
+                    None => {
+                        tokio::time::sleep(self.poll_interval).await;
+                        Ok(())
+                    }
+                }
+            });
+            let woke = std::future::poll_fn(|cx| {
+                if let Some(answer) = delivered.as_mut()
+                    && let Poll::Ready(answer) = answer.as_mut().poll(cx)
+                {
+                    return Poll::Ready(Ok(answer));
+                }
+                store.as_mut().poll(cx).map(Err)
+            })
+            .await;
+            match woke {
+                Ok(answer) => {
+                    delivered = None;
+                    if let Some(answer) = answer {
                         let answering = Answering {
                             approved: answer.approved,
                             scope: answer.scope,
@@ -228,16 +292,9 @@ impl ApprovalGate {
                             reason: answer.reason,
                         };
                         self.store.answer(id, answering).await?;
-                        delivered = None;
                     }
-                    Ok(None) => delivered = None,
-                    Err(_elapsed) => {}
-                },
-                None => tokio::time::sleep(self.poll_interval).await,
-            }
-            let current = self.stored(id).await?;
-            if current.status != Status::Pending {
-                return Ok(current);
+                }
+                Err(woken) => woken?,
             }
         }
     }

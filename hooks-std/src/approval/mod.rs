@@ -8,7 +8,9 @@
 //! an [`ApprovalPolicy`], state of the dispatcher. The core then asks the
 //! [`ApprovalGate`], the [`Approver`](hooks_core::Approver) you give the
 //! builder, which owns the state machine over an [`ApprovalStore`]
-//! (SQLite by default, every operation off the executor thread):
+//! (SQLite by default, every operation off the executor thread; with the
+//! `postgres` feature, `PostgresStore`, shared by every replica of a service
+//! — `store = "postgres://…"` — and waking waiters with `NOTIFY`, not polls):
 //!
 //! 1. a yes "for this session" for this tool answers at once;
 //! 2. a request for the same question (same session, hook, prompt, tool and
@@ -65,7 +67,11 @@
 //! approver, every flagged call is denied.
 
 mod channel;
+#[cfg(feature = "console")]
+pub mod console;
 mod gate;
+#[cfg(feature = "postgres")]
+pub(crate) mod postgres;
 mod sqlite;
 pub mod store;
 
@@ -82,6 +88,8 @@ pub use channel::{Answer, Channel, CliChannel, ScriptedChannel, TerminalChannel}
 pub use gate::ApprovalGate;
 /// Text made safe to show a person (re-exported from the core).
 pub use hooks_core::printable;
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresStore;
 pub use sqlite::{Database, SqliteStore};
 pub use store::{ApprovalStore, Grant, Request, Scope, Status, StoreError};
 
@@ -98,10 +106,17 @@ pub struct Approvals {
     pub metadata_key: String,
     /// The SQLite database (`$HOOKS_APPROVALS_DB`, else `hooks-approvals.sqlite3`).
     pub database: PathBuf,
+    /// A PostgreSQL server to keep requests in instead, shared by every
+    /// replica (feature `postgres`): `postgres://user:${PGPASSWORD}@db/agents`
+    /// or `host=/run/postgresql dbname=agents`. Each `${NAME}` is replaced by
+    /// the environment variable `NAME`, so secrets stay out of the file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store: Option<String>,
     /// How long a request waits for an answer before it expires and the call is denied.
     #[serde(with = "crate::config::duration")]
     pub timeout: Duration,
     /// How often the store is checked for an answer given elsewhere (the CLI).
+    /// Unused with a PostgreSQL `store`, which is told of answers (`NOTIFY`).
     #[serde(with = "crate::config::duration")]
     pub poll_interval: Duration,
     /// How long to wait for a database another process has locked.
@@ -137,6 +152,7 @@ impl Default for Approvals {
             metadata_key: "requires_confirmation".to_owned(),
             database: std::env::var_os("HOOKS_APPROVALS_DB")
                 .map_or_else(|| "hooks-approvals.sqlite3".into(), PathBuf::from),
+            store: None,
             timeout: Approval::DEFAULT_TIMEOUT,
             poll_interval: Duration::from_millis(250),
             busy_timeout: Duration::from_secs(5),

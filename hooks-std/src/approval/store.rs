@@ -214,4 +214,13 @@ pub trait ApprovalStore: Send + Sync + 'static {
 
     /// Who allowed this tool for the rest of this session, if anyone did.
     fn grant(&self, session: &str, tool: &str) -> BoxFuture<'_, Result<Option<Grant>, StoreError>>;
+
+    /// For stores told of answers given elsewhere (PostgreSQL's `NOTIFY`): a
+    /// future resolving when request `id` may have been answered, listening
+    /// from the moment this is called, so a status read after it misses
+    /// nothing. `None` (the default): the gate checks every `poll_interval`.
+    fn answered(&self, id: i64) -> Option<BoxFuture<'_, Result<(), StoreError>>> {
+        let _ = id;
+        None
+    }
 }

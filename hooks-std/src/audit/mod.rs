@@ -6,8 +6,10 @@
 //! ([`JsonLinesFile`]; `hooks-audit.jsonl`, or the path in `HOOKS_AUDIT_LOG`),
 //! written so that concurrent writers never interleave or tear a line and a
 //! crash loses at most the record being written. [`TracingSink`] sends them
-//! to `tracing` instead. A sink may answer later (a network sink): the
-//! observers wait for its acknowledgement without blocking.
+//! to `tracing` instead; with the `postgres` feature, `PostgresSink` (`sink =
+//! "postgres://…"`) batches them into a table shared by every replica. A
+//! sink may answer later (a network sink): the observers wait for its
+//! acknowledgement without blocking.
 //!
 //! The sink, redaction and failure policy are an [`Auditor`], state of the
 //! dispatcher that runs the hooks (`.state(Auditor::from_config(config)?)`).
@@ -43,6 +45,8 @@
 //! # }
 //! ```
 
+#[cfg(feature = "postgres")]
+mod postgres;
 mod record;
 mod sink;
 
@@ -53,6 +57,8 @@ use hooks_core::Deferred;
 use hooks_core::prelude::*;
 use serde::{Deserialize, Serialize};
 
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresSink;
 pub use record::{AuditRecord, Decision as RecordedDecision};
 pub use sink::{Durability, JsonLinesFile, Sink, TracingSink};
 
@@ -65,6 +71,13 @@ use crate::redact::{DEFAULT_KEYS, DEFAULT_PREFIXES, Redactor};
 pub struct Audit {
     /// The JSON Lines file.
     pub path: PathBuf,
+    /// A PostgreSQL server to write records to instead of `path`, shared by
+    /// every replica (feature `postgres`; see [`PostgresSink`]):
+    /// `postgres://audit:${AUDIT_DB_PASSWORD}@db/agents` or
+    /// `host=/run/postgresql dbname=agents`. Each `${NAME}` is replaced by the
+    /// environment variable `NAME`, so secrets stay out of the file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sink: Option<String>,
     /// How durable each record is before the call goes on.
     pub durability: Durability,
     /// What happens to calls while the audit log cannot be written.
@@ -80,6 +93,7 @@ impl Default for Audit {
         Audit {
             path: std::env::var_os("HOOKS_AUDIT_LOG")
                 .map_or_else(|| "hooks-audit.jsonl".into(), PathBuf::from),
+            sink: None,
             durability: Durability::default(),
             on_failure: OnFailure::default(),
             redact_keys: DEFAULT_KEYS.map(str::to_owned).to_vec(),
@@ -119,8 +133,14 @@ impl Auditor {
         }
     }
 
-    /// Opens the configured file; an unwritable path is refused.
+    /// Opens the configured file, or connects to the configured server; an
+    /// unwritable path or an unreachable server is refused.
     pub fn from_config(config: Audit) -> Result<Self, ConfigError> {
+        if let Some(server) = &config.sink {
+            return Ok(Auditor::new(Self::server_sink(server)?)
+                .on_failure(config.on_failure)
+                .redactor(Redactor::new(&config.redact_keys, config.redact_prefixes)));
+        }
         let file = JsonLinesFile::open(&config.path, config.durability).map_err(|error| {
             ConfigError::new(
                 "audit-log",
@@ -133,6 +153,24 @@ impl Auditor {
         Ok(Auditor::new(file)
             .on_failure(config.on_failure)
             .redactor(Redactor::new(&config.redact_keys, config.redact_prefixes)))
+    }
+
+    #[cfg(feature = "postgres")]
+    fn server_sink(connection: &str) -> Result<PostgresSink, ConfigError> {
+        PostgresSink::open(connection).map_err(|error| {
+            ConfigError::new(
+                "audit-log",
+                format!("cannot write audit records to PostgreSQL: {error}"),
+            )
+        })
+    }
+
+    #[cfg(not(feature = "postgres"))]
+    fn server_sink(_: &str) -> Result<TracingSink, ConfigError> {
+        Err(ConfigError::new(
+            "audit-log",
+            "`sink` names a PostgreSQL server, and this program is built without hooks-std's `postgres` feature",
+        ))
     }
 
     /// Sets what happens to calls while records cannot be written.

@@ -21,6 +21,13 @@
 //! wall-clock time ([`WallClock`]), so a hundred processes racing for a
 //! burst of ten admit exactly ten.
 //!
+//! A service run as many replicas counts in Redis instead
+//! ([`RateLimit::store`] = `"redis://…"`, a `RedisStore`, feature `redis`):
+//! every replica naming the server shares its buckets, each decision one
+//! script run atomically on the server by the server's clock. When Redis
+//! cannot be reached, calls are denied saying so, unless
+//! [`RateLimit::on_store_error`] lets them through uncounted.
+//!
 //! The rules and their store are a [`RateLimiter`], state of the dispatcher
 //! that runs the hook (`.state(RateLimiter::new(config)?)`, or
 //! `.shared_state(limiter)` to count several dispatchers' calls together); a
@@ -47,6 +54,8 @@
 //! ```
 
 mod gcra;
+#[cfg(feature = "redis")]
+mod redis;
 mod sqlite;
 mod store;
 
@@ -60,6 +69,8 @@ use hooks_core::prelude::*;
 use hooks_core::{Deferred, Matcher, Refusal, ToolCall};
 use serde::{Deserialize, Serialize};
 
+#[cfg(feature = "redis")]
+pub use self::redis::{REDIS_NAMESPACE, REDIS_TIMEOUT, RedisStore};
 pub use gcra::Limit;
 pub use sqlite::{BUSY_TIMEOUT, SqliteStore};
 pub use store::{
@@ -83,6 +94,30 @@ pub struct RateLimit {
     /// time ([`WallClock`]) and `max_buckets` does not apply. A relative
     /// path is from the working directory. Unset: in this process's memory.
     pub database: Option<PathBuf>,
+    /// Counts in this shared store instead, for a service run as many
+    /// replicas: `"redis://host:port/db"` (feature `redis`; `RedisStore`),
+    /// with `${NAME}` replaced by the environment variable `NAME`, so a
+    /// secret stays out of the file: `"redis://:${REDIS_PASSWORD}@cache:6379/0"`.
+    /// Not with `database`. The server's clock decides.
+    pub store: Option<String>,
+    /// With `store`: the shared store's keys start `hooks:rl:<key_prefix>`,
+    /// so services on one server with different rules keep apart.
+    pub key_prefix: String,
+    /// What a call gets when the store cannot answer (Redis unreachable):
+    /// denied (the default), or let through uncounted.
+    pub on_store_error: OnStoreError,
+}
+
+/// What a call gets when the rate limit's store cannot answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnStoreError {
+    /// Denied, saying the limit cannot be checked and why: no call runs uncounted.
+    #[default]
+    Deny,
+    /// Let through, uncounted, with a warning logged: the tools stay up
+    /// while the store is down, and nothing limits them meanwhile.
+    Allow,
 }
 
 impl Default for RateLimit {
@@ -99,6 +134,9 @@ impl RateLimit {
             rules,
             max_buckets: DEFAULT_MAX_BUCKETS,
             database: None,
+            store: None,
+            key_prefix: String::new(),
+            on_store_error: OnStoreError::Deny,
         }
     }
 }
@@ -189,6 +227,7 @@ pub struct RateLimiter {
     rules: Vec<CompiledRule>,
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
+    on_store_error: OnStoreError,
 }
 
 struct CompiledRule {
@@ -203,7 +242,8 @@ const MAX_RULES: usize = 64;
 impl RateLimiter {
     /// Checks and compiles the rules; counts in a fresh [`MemoryStore`] by
     /// the [`MonotonicClock`], or, with a `database`, in that [`SqliteStore`]
-    /// by the [`WallClock`] (a file that cannot be opened is an error naming it).
+    /// by the [`WallClock`] (a file that cannot be opened is an error naming
+    /// it), or, with a `store`, in that Redis server (connected on first use).
     pub fn new(config: RateLimit) -> Result<Self, ConfigError> {
         if config.max_buckets == 0 {
             return Err(ConfigError::new(
@@ -249,23 +289,35 @@ impl RateLimiter {
             })
             .collect::<Result<_, _>>()?;
         // The file last: a configuration with a bad rule creates no file.
-        let (store, clock): (Arc<dyn Store>, Arc<dyn Clock>) = match &config.database {
-            Some(path) => (
-                Arc::new(
-                    SqliteStore::open(path)
-                        .map_err(|error| ConfigError::new("rate-limit", error.to_string()))?,
+        let (store, clock): (Arc<dyn Store>, Arc<dyn Clock>) =
+            match (&config.database, &config.store) {
+                (Some(_), Some(_)) => {
+                    return Err(ConfigError::new(
+                        "rate-limit",
+                        "both `database` and `store` are set; count in one of them",
+                    ));
+                }
+                (None, Some(address)) => (
+                    shared_store(address, &config.key_prefix)?,
+                    Arc::new(MonotonicClock),
                 ),
-                Arc::new(WallClock),
-            ),
-            None => (
-                Arc::new(MemoryStore::with_capacity(config.max_buckets)),
-                Arc::new(MonotonicClock),
-            ),
-        };
+                (Some(path), None) => (
+                    Arc::new(
+                        SqliteStore::open(path)
+                            .map_err(|error| ConfigError::new("rate-limit", error.to_string()))?,
+                    ),
+                    Arc::new(WallClock),
+                ),
+                (None, None) => (
+                    Arc::new(MemoryStore::with_capacity(config.max_buckets)),
+                    Arc::new(MonotonicClock),
+                ),
+            };
         Ok(RateLimiter {
             rules,
             store,
             clock,
+            on_store_error: config.on_store_error,
         })
     }
 
@@ -298,6 +350,9 @@ impl RateLimiter {
             let key = rule.key(index, ctx);
             match self.store.acquire(&key, rule.limit, now) {
                 Deferred::Ready(Ok(Admission::Admitted)) => admitted |= 1 << index,
+                Deferred::Ready(Err(error)) if self.on_store_error == OnStoreError::Allow => {
+                    log_uncounted(&error);
+                }
                 Deferred::Ready(answer) => {
                     let refusal = rule.refusal(answer);
                     return self.give_back(&self.keys(admitted, ctx), refusal);
@@ -343,6 +398,7 @@ impl RateLimiter {
             let rule = &self.rules[index];
             match answer.wait().await {
                 Ok(Admission::Admitted) => taken.push((index, key)),
+                Err(error) if self.on_store_error == OnStoreError::Allow => log_uncounted(&error),
                 refused => return self.give_back(&taken, rule.refusal(refused)).wait().await,
             }
             next = rest.next().map(|(index, key)| {
@@ -389,6 +445,56 @@ impl RateLimiter {
             Decision::Deny(refusal)
         }))
     }
+}
+
+/// A call let through uncounted (`on_store_error = "allow"`) is logged.
+fn log_uncounted(error: &StoreError) {
+    tracing::warn!(target: "hooks_std::rate_limit", %error, "the rate limit cannot be checked; the call goes ahead uncounted");
+}
+
+/// The store a `store` address names, its `${NAME}`s replaced from the environment.
+fn shared_store(address: &str, prefix: &str) -> Result<Arc<dyn Store>, ConfigError> {
+    let fail = |message: String| ConfigError::new("rate-limit", message);
+    let address = expand_env(address).map_err(fail)?;
+    let scheme = address.split_once("://").map_or("", |(scheme, _)| scheme);
+    if !matches!(scheme, "redis" | "rediss" | "redis+unix" | "unix") {
+        return Err(fail(format!(
+            "`store` is a `{scheme}://` address; the shared store is Redis: \"redis://host:port/db\""
+        )));
+    }
+    #[cfg(feature = "redis")]
+    {
+        let store = RedisStore::open(&address).map_err(|error| fail(error.to_string()))?;
+        Ok(Arc::new(store.with_prefix(prefix)))
+    }
+    #[cfg(not(feature = "redis"))]
+    {
+        let _ = prefix;
+        Err(fail(
+            "`store = \"redis://…\"` needs hooks-std's `redis` feature".to_owned(),
+        ))
+    }
+}
+
+/// Replaces each `${NAME}` with the environment variable `NAME`. An unset
+/// one is an error naming it (never a value: values are secrets).
+fn expand_env(text: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after
+            .find('}')
+            .ok_or_else(|| "`store` has a `${` with no closing `}`".to_owned())?;
+        let name = &after[..end];
+        let value = std::env::var(name)
+            .map_err(|_| format!("`store` names `${{{name}}}`, and that variable is not set"))?;
+        out.push_str(&value);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 /// A slot that could not be given back is logged: the call is refused anyway.
@@ -502,5 +608,22 @@ mod tests {
             By::Metadata("org".into()),
         ]);
         assert!(error(too_many).contains("at most 4"));
+    }
+
+    #[test]
+    fn store_addresses_take_variables_from_the_environment() {
+        let path = std::env::var("PATH").unwrap();
+        assert_eq!(
+            expand_env("a${PATH}b${PATH}").unwrap(),
+            format!("a{path}b{path}")
+        );
+        assert_eq!(expand_env("$PATH {x}").unwrap(), "$PATH {x}");
+        assert!(
+            expand_env("redis://${PATH")
+                .unwrap_err()
+                .contains("no closing")
+        );
+        let unset = expand_env("${HOOKS_STD_NEVER_SET}").unwrap_err();
+        assert!(unset.contains("`${HOOKS_STD_NEVER_SET}`, and that variable is not set"));
     }
 }

@@ -196,8 +196,9 @@ fn failure(path: &Path, error: &rusqlite::Error) -> StoreError {
 }
 
 /// The key as text, one tagged part each: `[rule, ["text", "7"], ["json",
-/// "7"], ["absent"]]`. JSON text is unambiguous, so no two keys share a row.
-fn encode(key: &Key<'_>) -> String {
+/// "7"], ["absent"]]`. JSON text is unambiguous, so no two keys share a row
+/// (nor a Redis key).
+pub(super) fn encode(key: &Key<'_>) -> String {
     let mut parts = Vec::with_capacity(1 + key.parts().len());
     parts.push(json!(key.rule()));
     parts.extend(key.parts().iter().map(|part| match part {

@@ -50,7 +50,10 @@ pub struct Key<'a> {
 }
 
 impl<'a> Key<'a> {
-    pub(crate) fn new(rule: usize, values: impl IntoIterator<Item = Part<'a>>) -> Self {
+    /// The key of rule number `rule` (its position in the configuration)
+    /// for these values; past [`MAX_KEY_PARTS`] they are ignored. For
+    /// testing a [`Store`]: the limiter makes its own keys.
+    pub fn new(rule: usize, values: impl IntoIterator<Item = Part<'a>>) -> Self {
         let mut parts: [Part<'a>; MAX_KEY_PARTS] = Default::default();
         let mut len = 0;
         for (slot, value) in parts.iter_mut().zip(values) {

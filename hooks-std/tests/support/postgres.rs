@@ -9,6 +9,11 @@
 //! refuses to run as root: as root, the cluster belongs to the `postgres` user
 //! and its programs run through `runuser`.
 
+#![allow(
+    dead_code,
+    reason = "each program including this file uses a part of it"
+)]
+
 use std::fs;
 use std::future::poll_fn;
 use std::os::unix::fs::PermissionsExt;

@@ -1,0 +1,447 @@
+//! The approval console: a small web page listing pending requests (tool,
+//! redacted arguments, who asked, age) with *approve once*, *approve for the
+//! session* and *deny with a reason*; the list updates live (Server-Sent
+//! Events). `hooks-approve serve` runs it; [`Console::router`] mounts it in
+//! a server of your own.
+//!
+//! It works on any [`ConsoleStore`] — every [`ApprovalStore`](super::ApprovalStore)
+//! is one — so the gate waiting on the same store sees the answer at its next poll.
+//!
+//! Security:
+//! - authentication ([`ConsoleAuth`]): a token, sent as `Authorization:
+//!   Bearer` or once through a login form that sets an `HttpOnly`,
+//!   `SameSite=Strict` session cookie; or a header a trusted reverse proxy sets;
+//! - every `POST` from a browser session carries the session's CSRF token (a
+//!   hidden form field, compared in constant time) and an `Origin` (or
+//!   `Referer`) of the console itself; bearer requests need neither, since a
+//!   browser never adds that header on its own;
+//! - the page allows no inline script, no framing, and sends no referrer to
+//!   other sites (`no-referrer` would make the browser's own `Origin` `null`);
+//! - arguments are shown as stored: the gate stores them redacted
+//!   ([`ApprovalPolicy::redactor`](super::ApprovalPolicy::redactor)), and
+//!   every text is escaped ([`printable`](super::printable)) and written as
+//!   text, never markup.
+
+mod auth;
+mod page;
+mod store;
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use axum::Router;
+use axum::extract::{Form, Path, State};
+use axum::http::header::{self, HeaderMap, HeaderValue};
+use axum::http::{StatusCode, Uri};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use futures_util::Stream;
+use serde::{Deserialize, Serialize};
+
+pub use auth::ConsoleAuth;
+pub use store::ConsoleStore;
+
+use super::printable;
+use super::store::{Answering, Request, Scope};
+use auth::{COOKIE, Caller, Refusal, Sessions};
+
+/// The console: a store, how callers are authenticated, and who answers by default.
+pub struct Console {
+    store: Arc<dyn ConsoleStore>,
+    auth: ConsoleAuth,
+    answered_by: String,
+    poll_interval: Duration,
+    origins: Vec<String>,
+    sessions: Sessions,
+}
+
+impl Console {
+    /// A console answering requests in `store`, letting in callers `auth` accepts.
+    pub fn new(store: impl ConsoleStore, auth: ConsoleAuth) -> Self {
+        Console {
+            store: Arc::new(store),
+            auth,
+            answered_by: "console".to_owned(),
+            poll_interval: Duration::from_millis(500),
+            origins: Vec::new(),
+            sessions: Sessions::default(),
+        }
+    }
+
+    /// Who an answer is recorded as given by when the caller named nobody
+    /// (a bearer of the token, a login without a name).
+    #[must_use]
+    pub fn answered_by(mut self, name: impl Into<String>) -> Self {
+        self.answered_by = name.into();
+        self
+    }
+
+    /// How often the store is read for changes to push to open pages.
+    #[must_use]
+    pub fn poll_interval(mut self, every: Duration) -> Self {
+        self.poll_interval = every;
+        self
+    }
+
+    /// Also accepts `POST`s from this origin (`https://approvals.example.com`):
+    /// the address people use when a reverse proxy stands in front.
+    /// The origin of the request's own `Host` is always accepted.
+    #[must_use]
+    pub fn origin(mut self, origin: impl Into<String>) -> Self {
+        self.origins
+            .push(origin.into().trim_end_matches('/').to_owned());
+        self
+    }
+
+    /// The console's routes.
+    pub fn router(self) -> Router {
+        Router::new()
+            .route("/", get(index))
+            .route("/login", get(login_form).post(login))
+            .route("/events", get(events))
+            .route("/requests", get(requests))
+            .route("/requests/{id}/answer", post(answer))
+            .route("/console.js", get(script))
+            .route("/console.css", get(style))
+            .with_state(Arc::new(self))
+    }
+
+    /// Serves the console on `listener` until the process ends.
+    pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
+        axum::serve(listener, self.router()).await
+    }
+
+    fn caller(&self, headers: &HeaderMap) -> Result<Caller, Refusal> {
+        self.auth.caller(headers, &self.sessions, &self.answered_by)
+    }
+
+    fn refused(&self, refusal: Refusal) -> Response {
+        match (refusal, &self.auth) {
+            (Refusal::NoRandomness, _) => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "no randomness for a session",
+            )
+                .into_response(),
+            (Refusal::Unauthenticated, ConsoleAuth::Token(_)) => secured((
+                StatusCode::UNAUTHORIZED,
+                [(header::WWW_AUTHENTICATE, "Bearer")],
+                Html(page::login(None)),
+            )),
+            (Refusal::Unauthenticated, ConsoleAuth::TrustedHeader(name)) => (
+                StatusCode::UNAUTHORIZED,
+                format!("no `{name}` header: reach the console through its proxy"),
+            )
+                .into_response(),
+        }
+    }
+
+    /// Whether a state-changing request comes from the console's own page:
+    /// its `Origin` (or, without one, its `Referer`) is the console's.
+    fn same_origin(&self, headers: &HeaderMap) -> bool {
+        let text = |name| {
+            headers
+                .get(name)
+                .and_then(|value: &HeaderValue| value.to_str().ok())
+        };
+        let Some(host) = text(header::HOST) else {
+            return false;
+        };
+        let ours = |origin: &str| {
+            origin == format!("http://{host}")
+                || origin == format!("https://{host}")
+                || self.origins.iter().any(|allowed| allowed == origin)
+        };
+        match (text(header::ORIGIN), text(header::REFERER)) {
+            (Some(origin), _) => ours(origin),
+            (None, Some(referer)) => referer
+                .parse::<Uri>()
+                .ok()
+                .and_then(|uri| Some(format!("{}://{}", uri.scheme_str()?, uri.authority()?)))
+                .is_some_and(|origin| ours(&origin)),
+            (None, None) => false,
+        }
+    }
+
+    /// A browser caller's `POST` must come from the console's page with its CSRF token.
+    fn forged(&self, caller: &Caller, headers: &HeaderMap, csrf: Option<&str>) -> bool {
+        let Some(expected) = &caller.csrf else {
+            return false;
+        };
+        !self.same_origin(headers) || !csrf.is_some_and(|csrf| auth::same_secret(csrf, expected))
+    }
+
+    async fn pending(&self) -> Result<Vec<Shown>, String> {
+        let now = SystemTime::now();
+        let pending = self
+            .store
+            .pending()
+            .await
+            .map_err(|error| error.to_string())?;
+        Ok(pending
+            .iter()
+            .map(|request| Shown::new(request, now))
+            .collect())
+    }
+}
+
+/// A pending request as the page shows it: every text escaped.
+#[derive(Serialize, PartialEq)]
+struct Shown {
+    id: i64,
+    tool: String,
+    args: String,
+    agent: String,
+    user: Option<String>,
+    session: String,
+    prompt: String,
+    created_at: String,
+    age_seconds: u64,
+}
+
+impl Shown {
+    fn new(request: &Request, now: SystemTime) -> Self {
+        let shown = |text: &str| printable(text, false).into_owned();
+        let age_seconds = humantime::parse_rfc3339_weak(&request.created_at)
+            .ok()
+            .and_then(|at| now.duration_since(at).ok())
+            .map_or(0, |age| age.as_secs());
+        Shown {
+            id: request.id,
+            tool: shown(&request.tool),
+            args: shown(&request.args),
+            agent: shown(&request.agent),
+            user: request.user.as_deref().map(shown),
+            session: shown(&request.session),
+            prompt: printable(&request.prompt, true).into_owned(),
+            created_at: shown(&request.created_at),
+            age_seconds,
+        }
+    }
+}
+
+/// Headers every page gets: no inline script, no framing, nothing cached,
+/// nothing referred to other sites.
+fn secured(response: impl IntoResponse) -> Response {
+    let mut response = response.into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
+             form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        ),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    response
+}
+
+type Shared = State<Arc<Console>>;
+
+async fn index(State(console): Shared, headers: HeaderMap) -> Response {
+    match console.caller(&headers) {
+        Ok(caller) => secured(Html(page::index(
+            caller.csrf.as_deref().unwrap_or(""),
+            &printable(&caller.name, false),
+        ))),
+        Err(refusal) => console.refused(refusal),
+    }
+}
+
+async fn login_form(State(console): Shared) -> Response {
+    match console.auth {
+        ConsoleAuth::Token(_) => secured(Html(page::login(None))),
+        ConsoleAuth::TrustedHeader(_) => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+#[derive(Deserialize)]
+struct Login {
+    #[serde(default)]
+    token: String,
+    #[serde(default)]
+    name: String,
+}
+
+async fn login(State(console): Shared, headers: HeaderMap, Form(form): Form<Login>) -> Response {
+    if !matches!(console.auth, ConsoleAuth::Token(_)) {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    // A login forged from another site would sign the victim in as the forger.
+    if !console.same_origin(&headers) {
+        return (StatusCode::FORBIDDEN, "cross-origin login refused").into_response();
+    }
+    if !console.auth.accepts_token(&form.token) {
+        return secured((
+            StatusCode::UNAUTHORIZED,
+            Html(page::login(Some("wrong token"))),
+        ));
+    }
+    let name = match form.name.trim() {
+        "" => console.answered_by.clone(),
+        name => name.to_owned(),
+    };
+    let Ok(session) = console.sessions.open(name) else {
+        return console.refused(Refusal::NoRandomness);
+    };
+    let cookie = format!("{COOKIE}={session}; Path=/; HttpOnly; SameSite=Strict");
+    let mut response = Redirect::to("./").into_response();
+    match HeaderValue::from_str(&cookie) {
+        Ok(cookie) => drop(response.headers_mut().insert(header::SET_COOKIE, cookie)),
+        Err(_) => return StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+    // `Redirect::to` answers 303: the browser follows with a GET.
+    response
+}
+
+/// The pending requests, as JSON: for scripts and for pages without event streams.
+async fn requests(State(console): Shared, headers: HeaderMap) -> Response {
+    if let Err(refusal) = console.caller(&headers) {
+        return console.refused(refusal);
+    }
+    match console.pending().await {
+        Ok(pending) => secured(axum::Json(pending)),
+        Err(error) => (StatusCode::SERVICE_UNAVAILABLE, error).into_response(),
+    }
+}
+
+/// `pending` events: the whole list when the page connects, and again whenever it changes.
+async fn events(State(console): Shared, headers: HeaderMap) -> Response {
+    if let Err(refusal) = console.caller(&headers) {
+        return console.refused(refusal);
+    }
+    secured(Sse::new(changes(console)).keep_alive(KeepAlive::default()))
+}
+
+fn changes(console: Arc<Console>) -> impl Stream<Item = Result<Event, Infallible>> {
+    // The ids and statuses the page last saw; ages move on by themselves in the page.
+    futures_util::stream::unfold(
+        (console, None::<String>, true),
+        |(console, mut last, first)| async move {
+            if !first {
+                tokio::time::sleep(console.poll_interval).await;
+            }
+            loop {
+                let event = match console.pending().await {
+                    Ok(pending) => {
+                        let ids: Vec<i64> = pending.iter().map(|shown| shown.id).collect();
+                        let key = format!("{ids:?}");
+                        if last.as_ref() == Some(&key) {
+                            None
+                        } else {
+                            last = Some(key);
+                            Some(
+                                Event::default()
+                                    .event("pending")
+                                    .data(serde_json::to_string(&pending).unwrap_or_default()),
+                            )
+                        }
+                    }
+                    Err(error) => {
+                        last = None;
+                        Some(Event::default().event("store-error").data(error))
+                    }
+                };
+                if let Some(event) = event {
+                    return Some((Ok(event), (console, last, false)));
+                }
+                tokio::time::sleep(console.poll_interval).await;
+            }
+        },
+    )
+}
+
+#[derive(Deserialize)]
+struct AnswerForm {
+    csrf: Option<String>,
+    action: String,
+    reason: Option<String>,
+}
+
+async fn answer(
+    State(console): Shared,
+    Path(id): Path<i64>,
+    headers: HeaderMap,
+    Form(form): Form<AnswerForm>,
+) -> Response {
+    let caller = match console.caller(&headers) {
+        Ok(caller) => caller,
+        Err(refusal) => return console.refused(refusal),
+    };
+    if console.forged(&caller, &headers, form.csrf.as_deref()) {
+        return (
+            StatusCode::FORBIDDEN,
+            "refused: this form did not come from the console's page (CSRF token or origin)",
+        )
+            .into_response();
+    }
+    let reason = form
+        .reason
+        .map(|reason| reason.trim().to_owned())
+        .filter(|reason| !reason.is_empty());
+    let answering = match (form.action.as_str(), reason) {
+        ("once" | "session", _) => Answering {
+            approved: true,
+            scope: if form.action == "once" {
+                Scope::Once
+            } else {
+                Scope::Session
+            },
+            by: Some(caller.name),
+            reason: None,
+        },
+        ("deny", Some(reason)) => Answering {
+            approved: false,
+            scope: Scope::Once,
+            by: Some(caller.name),
+            reason: Some(reason),
+        },
+        ("deny", None) => {
+            return (
+                StatusCode::BAD_REQUEST,
+                "a denial needs a reason: the model reads it",
+            )
+                .into_response();
+        }
+        (other, _) => {
+            return (
+                StatusCode::BAD_REQUEST,
+                format!("unknown action `{}`", printable(other, false)),
+            )
+                .into_response();
+        }
+    };
+    match console.store.respond(id, answering).await {
+        Ok(true) => Redirect::to("../../").into_response(),
+        Ok(false) => (
+            StatusCode::CONFLICT,
+            format!("request #{id} is not pending: answered already, expired, or unknown"),
+        )
+            .into_response(),
+        Err(error) => (StatusCode::SERVICE_UNAVAILABLE, error.to_string()).into_response(),
+    }
+}
+
+async fn script() -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+        page::SCRIPT,
+    )
+}
+
+async fn style() -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "text/css; charset=utf-8")],
+        page::STYLE,
+    )
+}

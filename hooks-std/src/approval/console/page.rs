@@ -1,0 +1,158 @@
+//! The console's page, login form, script and style. The page holds no
+//! request data: the script fills it from the event stream, writing every
+//! stored text as text (`textContent`), never as markup.
+
+/// The page: its CSRF token in a `<meta>` the script copies into every form.
+pub(super) fn index(csrf: &str, name: &str) -> String {
+    format!(
+        r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Approvals</title>
+<meta name="csrf" content="{csrf}">
+<link rel="stylesheet" href="console.css"><script src="console.js" defer></script></head>
+<body><header><h1>Pending approvals</h1><span id="who">{name}</span> <span id="status">connecting…</span></header>
+<table><thead><tr><th>#</th><th>Tool</th><th>Arguments (redacted)</th><th>Asked by</th><th>Age</th><th>Answer</th></tr></thead>
+<tbody id="requests"></tbody></table>
+<p id="empty">Nothing is waiting.</p>
+</body></html>"#,
+        csrf = escape(csrf),
+        name = escape(name)
+    )
+}
+
+/// The login form; `error` says why the last try failed.
+pub(super) fn login(error: Option<&str>) -> String {
+    let error = error.map_or_else(String::new, |error| {
+        format!(r#"<p id="error">{}</p>"#, escape(error))
+    });
+    format!(
+        r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Approvals: sign in</title>
+<link rel="stylesheet" href="console.css"></head>
+<body><h1>Approvals</h1>{error}
+<form method="post" action="login">
+<label>Token <input type="password" name="token" required autocomplete="off"></label>
+<label>Your name <input type="text" name="name" autocomplete="username"></label>
+<button type="submit">Sign in</button>
+</form></body></html>"#
+    )
+}
+
+/// Text for HTML: the few characters that could start markup or end an attribute.
+pub(super) fn escape(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' => escaped.push_str("&quot;"),
+            '\'' => escaped.push_str("&#39;"),
+            c => escaped.push(c),
+        }
+    }
+    escaped
+}
+
+pub(super) const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:1.5rem}
+header{display:flex;gap:1rem;align-items:baseline}
+table{border-collapse:collapse;width:100%}
+th,td{border-bottom:1px solid #ccc;padding:.4rem;text-align:left;vertical-align:top}
+pre{margin:0;white-space:pre-wrap;word-break:break-all;max-width:40rem}
+#status{color:#666}#error{color:#b00}
+form{display:inline-block;margin:0 .3rem .3rem 0}
+label{display:block;margin:.5rem 0}
+";
+
+/// Keeps the table in step with the `pending` events: rows are added and
+/// removed by id, so a reason being typed survives an update of other rows.
+pub(super) const SCRIPT: &str = r##""use strict";
+const csrf = document.querySelector('meta[name="csrf"]').content;
+const table = document.getElementById("requests");
+const empty = document.getElementById("empty");
+const status = document.getElementById("status");
+let received = Date.now();
+
+function element(tag, properties, ...children) {
+  const node = document.createElement(tag);
+  Object.assign(node, properties);
+  for (const child of children) node.append(child);
+  return node;
+}
+
+function hidden(name, value) {
+  return element("input", { type: "hidden", name, value });
+}
+
+function answerForms(request) {
+  const action = "requests/" + request.id + "/answer";
+  const approve = element("form", { method: "post", action, className: "approve" },
+    hidden("csrf", csrf),
+    element("button", { type: "submit", name: "action", value: "once", textContent: "Approve once" }),
+    element("button", { type: "submit", name: "action", value: "session", textContent: "Approve for the session" }));
+  const deny = element("form", { method: "post", action, className: "deny" },
+    hidden("csrf", csrf),
+    hidden("action", "deny"),
+    element("input", { type: "text", name: "reason", required: true, placeholder: "reason (the model reads it)" }),
+    element("button", { type: "submit", textContent: "Deny" }));
+  return [approve, deny];
+}
+
+function age(seconds) {
+  if (seconds < 60) return seconds + " s";
+  if (seconds < 3600) return Math.floor(seconds / 60) + " min";
+  return Math.floor(seconds / 3600) + " h " + Math.floor((seconds % 3600) / 60) + " min";
+}
+
+function row(request) {
+  const asked = [request.agent];
+  if (request.user) asked.push("for " + request.user);
+  asked.push("in " + request.session);
+  const ageCell = element("td", { className: "age" });
+  ageCell.dataset.age = request.age_seconds;
+  const tr = element("tr", { id: "request-" + request.id, className: "request" },
+    element("td", { textContent: "#" + request.id }),
+    element("td", { className: "tool", textContent: request.tool }),
+    element("td", {}, element("pre", { className: "args", textContent: request.args })),
+    element("td", { className: "asked", textContent: asked.join(" ") }),
+    ageCell,
+    element("td", {}, ...answerForms(request)));
+  tr.title = request.prompt;
+  return tr;
+}
+
+function ages() {
+  const elapsed = Math.floor((Date.now() - received) / 1000);
+  for (const cell of table.querySelectorAll("td.age")) {
+    cell.textContent = age(Number(cell.dataset.age) + elapsed);
+  }
+}
+
+function show(requests) {
+  received = Date.now();
+  const wanted = new Set(requests.map((request) => "request-" + request.id));
+  for (const tr of [...table.children]) {
+    if (!wanted.has(tr.id)) tr.remove();
+  }
+  for (const request of requests) {
+    const existing = document.getElementById("request-" + request.id);
+    if (existing) {
+      existing.querySelector("td.age").dataset.age = request.age_seconds;
+    } else {
+      table.append(row(request));
+    }
+  }
+  empty.hidden = requests.length > 0;
+  ages();
+}
+
+const events = new EventSource("events");
+events.addEventListener("pending", (event) => {
+  status.textContent = "live";
+  show(JSON.parse(event.data));
+});
+events.addEventListener("store-error", (event) => {
+  status.textContent = "store error: " + event.data;
+});
+events.onerror = () => { status.textContent = "disconnected, retrying…"; };
+setInterval(ages, 1000);
+"##;

@@ -1,0 +1,348 @@
+//! The Redis rate-limit store on a real server (started per test, stopped
+//! after): bursts, typed keys, expiry, giving back, configuration, and an
+//! outage — denied with a clear reason, then counted again.
+
+#[path = "support/redis.rs"]
+mod support;
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use hooks_core::prelude::*;
+use hooks_std::rate_limit::{
+    Admission, By, Key, Limit, OnStoreError, Part, RateLimit, RateLimiter, RedisStore, Rule,
+};
+use support::Redis;
+
+const MINUTE: Duration = Duration::from_secs(60);
+const HOUR: Duration = Duration::from_secs(3_600);
+
+fn text(value: &str) -> Part<'_> {
+    Part::Text(Cow::Borrowed(value))
+}
+
+/// A plain connection for looking at what the store wrote.
+fn inspect(redis: &Redis) -> redis::Connection {
+    redis::Client::open(redis.url())
+        .unwrap()
+        .get_connection()
+        .unwrap()
+}
+
+fn config(redis: &Redis, rules: Vec<Rule>) -> RateLimit {
+    RateLimit {
+        store: Some(redis.url()),
+        ..RateLimit::new(rules)
+    }
+}
+
+#[tokio::test]
+async fn a_burst_of_exactly_max_then_the_wait_for_one_call() {
+    let redis = Redis::start();
+    let store = RedisStore::open(&redis.url()).unwrap();
+    let key = Key::new(0, [text("dana")]);
+    let limit = Limit::new(3, MINUTE);
+    for _ in 0..3 {
+        assert_eq!(store.admit(&key, limit).await, Ok(Admission::Admitted));
+    }
+    let Ok(Admission::RetryAfter(wait)) = store.admit(&key, limit).await else {
+        panic!("a fourth call in a burst of three was admitted");
+    };
+    // One call's worth (20 s), less the moments since the burst.
+    assert!(
+        wait <= Duration::from_secs(20) && wait > Duration::from_secs(19),
+        "{wait:?}"
+    );
+    // Another key has its own bucket.
+    let other = Key::new(0, [text("lee")]);
+    assert_eq!(store.admit(&other, limit).await, Ok(Admission::Admitted));
+}
+
+#[tokio::test]
+async fn a_call_costing_a_fraction_of_a_microsecond_is_counted_exactly() {
+    // 7 a minute: one call costs 8,571,428 4/7 µs, not a whole number.
+    let redis = Redis::start();
+    let store = RedisStore::open(&redis.url()).unwrap();
+    let key = Key::new(0, [text("dana")]);
+    let limit = Limit::new(7, MINUTE);
+    for _ in 0..7 {
+        assert_eq!(store.admit(&key, limit).await, Ok(Admission::Admitted));
+    }
+    let Ok(Admission::RetryAfter(wait)) = store.admit(&key, limit).await else {
+        panic!("an eighth call in a burst of seven was admitted");
+    };
+    // Seven calls cost exactly the minute: the wait is one call's cost,
+    // rounded up to the microsecond, less the moments since the burst.
+    assert!(wait <= Duration::from_micros(8_571_429), "{wait:?}");
+    assert!(wait > Duration::from_secs(8), "{wait:?}");
+}
+
+#[tokio::test]
+async fn a_changed_max_keeps_the_bucket_time() {
+    let redis = Redis::start();
+    let store = RedisStore::open(&redis.url()).unwrap();
+    let key = Key::new(0, [text("dana")]);
+    // Two of 100 a minute: 1.2 s ahead of now.
+    for _ in 0..2 {
+        let admitted = store.admit(&key, Limit::new(100, MINUTE)).await;
+        assert_eq!(admitted, Ok(Admission::Admitted));
+    }
+    // Now 10 a minute: the 1.2 s spent is a fifth of a call, so nine more
+    // (not ten: no fresh burst), then a wait of about 1.2 s (not decades).
+    let limit = Limit::new(10, MINUTE);
+    for _ in 0..9 {
+        assert_eq!(store.admit(&key, limit).await, Ok(Admission::Admitted));
+    }
+    let Ok(Admission::RetryAfter(wait)) = store.admit(&key, limit).await else {
+        panic!("a fresh burst after the change");
+    };
+    assert!(
+        wait <= Duration::from_millis(1_200) && wait > Duration::from_secs(1),
+        "{wait:?}"
+    );
+}
+
+#[tokio::test]
+async fn values_of_different_kinds_never_share_a_bucket() {
+    let redis = Redis::start();
+    let store = RedisStore::open(&redis.url()).unwrap();
+    let limit = Limit::new(1, MINUTE);
+    let json = |value: &'static str| Part::Json(Cow::Borrowed(value));
+    let keys = [
+        Key::new(0, [text("7")]),
+        Key::new(0, [json("7")]),
+        Key::new(0, [Part::Absent]),
+        Key::new(0, [text("")]),
+        Key::new(0, [text("null")]),
+        Key::new(0, [json("null")]),
+        Key::new(0, [text(r#"["text","7"]"#)]),
+        Key::new(0, []),
+        Key::new(1, [text("7")]),
+        Key::new(0, [text("a"), text("b")]),
+        Key::new(0, [text("a,b")]),
+        Key::new(0, [text("a"), Part::Absent]),
+    ];
+    for key in &keys {
+        assert_eq!(
+            store.admit(key, limit).await,
+            Ok(Admission::Admitted),
+            "{key:?} shares a bucket with an earlier key"
+        );
+    }
+    for key in &keys {
+        assert!(matches!(
+            store.admit(key, limit).await,
+            Ok(Admission::RetryAfter(_))
+        ));
+    }
+}
+
+#[tokio::test]
+async fn keys_are_namespaced_and_expire_when_full_again() {
+    let redis = Redis::start();
+    let store = RedisStore::open(&redis.url())
+        .unwrap()
+        .with_prefix("billing:");
+    let key = Key::new(0, [text("dana")]);
+    let name = store.redis_key(&key);
+    assert_eq!(name, r#"hooks:rl:billing:[0,["text","dana"]]"#);
+    let limit = Limit::new(10, HOUR);
+    assert_eq!(store.admit(&key, limit).await, Ok(Admission::Admitted));
+    let mut connection = inspect(&redis);
+    let ttl: i64 = redis::cmd("PTTL")
+        .arg(&name)
+        .query(&mut connection)
+        .unwrap();
+    // One call of ten an hour: full again in six minutes.
+    assert!(ttl > 0 && ttl <= 360_001, "{ttl}");
+    assert!(ttl > 350_000, "{ttl}");
+    let keys: Vec<String> = redis::cmd("KEYS").arg("*").query(&mut connection).unwrap();
+    assert_eq!(keys, [name]);
+}
+
+#[tokio::test]
+async fn a_given_back_slot_can_be_taken_again() {
+    let redis = Redis::start();
+    let store = RedisStore::open(&redis.url()).unwrap();
+    let key = Key::new(0, [text("dana")]);
+    let limit = Limit::new(2, HOUR);
+    for _ in 0..2 {
+        assert_eq!(store.admit(&key, limit).await, Ok(Admission::Admitted));
+    }
+    assert!(matches!(
+        store.admit(&key, limit).await,
+        Ok(Admission::RetryAfter(_))
+    ));
+    store.give_back(&key, limit).await.unwrap();
+    assert_eq!(store.admit(&key, limit).await, Ok(Admission::Admitted));
+    assert!(matches!(
+        store.admit(&key, limit).await,
+        Ok(Admission::RetryAfter(_))
+    ));
+    // Giving everything back leaves a full bucket: no key at all.
+    for _ in 0..2 {
+        store.give_back(&key, limit).await.unwrap();
+    }
+    let exists: i64 = redis::cmd("EXISTS")
+        .arg(store.redis_key(&key))
+        .query(&mut inspect(&redis))
+        .unwrap();
+    assert_eq!(exists, 0);
+    // Giving back to a bucket with no key creates none.
+    let nobody = Key::new(0, [text("nobody")]);
+    store.give_back(&nobody, limit).await.unwrap();
+    let exists: i64 = redis::cmd("EXISTS")
+        .arg(store.redis_key(&nobody))
+        .query(&mut inspect(&redis))
+        .unwrap();
+    assert_eq!(exists, 0);
+}
+
+#[tokio::test]
+async fn a_later_rule_refusing_gives_the_earlier_slot_back() {
+    let redis = Redis::start();
+    let limiter = RateLimiter::new(config(
+        &redis,
+        vec![
+            Rule::new(5, HOUR).by([By::User]),
+            Rule::new(1, HOUR).tools("sql_*").by([By::User]),
+        ],
+    ))
+    .unwrap();
+    let session = Session::new("s").with_user("dana");
+    let sql = || PreToolUse::new(&session, "sql_query", json!({}));
+    assert_eq!(limiter.check(&sql()).wait().await, Decision::Continue);
+    for _ in 0..3 {
+        assert!(matches!(
+            limiter.check(&sql()).wait().await,
+            Decision::Deny(_)
+        ));
+    }
+    // The refused calls' slots in the first rule were given back: four left.
+    for _ in 0..4 {
+        let call = PreToolUse::new(&session, "search", json!({}));
+        assert_eq!(limiter.check(&call).wait().await, Decision::Continue);
+    }
+    let call = PreToolUse::new(&session, "search", json!({}));
+    assert!(matches!(
+        limiter.check(&call).wait().await,
+        Decision::Deny(_)
+    ));
+}
+
+#[tokio::test]
+async fn redis_stopped_mid_run_denies_saying_so_then_counts_again() {
+    let mut redis = Redis::start();
+    let limiter = RateLimiter::new(config(&redis, vec![Rule::new(1_000, HOUR)])).unwrap();
+    let session = Session::new("s").with_user("dana");
+    let call = || PreToolUse::new(&session, "search", json!({}));
+    for _ in 0..10 {
+        assert_eq!(limiter.check(&call()).wait().await, Decision::Continue);
+    }
+    redis.stop();
+    for _ in 0..10 {
+        let Decision::Deny(refusal) = limiter.check(&call()).wait().await else {
+            panic!("a call was admitted while Redis was down");
+        };
+        let reason = refusal.reason();
+        assert!(
+            reason.contains(&format!("Redis at {}/0 is unreachable", redis.address())),
+            "{reason}"
+        );
+        assert!(
+            reason.starts_with("the rate limit cannot be checked"),
+            "{reason}"
+        );
+    }
+    redis.resume();
+    // The connection is remade: within a few tries, calls are counted again.
+    let mut tries = 0;
+    while limiter.check(&call()).wait().await != Decision::Continue {
+        tries += 1;
+        assert!(tries < 50, "still denied after Redis came back");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(limiter.check(&call()).wait().await, Decision::Continue);
+}
+
+#[tokio::test]
+async fn on_store_error_allow_lets_calls_through_uncounted() {
+    let mut redis = Redis::start();
+    let limiter = RateLimiter::new(RateLimit {
+        on_store_error: OnStoreError::Allow,
+        ..config(&redis, vec![Rule::new(1, HOUR)])
+    })
+    .unwrap();
+    let session = Session::new("s").with_user("dana");
+    let call = || PreToolUse::new(&session, "search", json!({}));
+    assert_eq!(limiter.check(&call()).wait().await, Decision::Continue);
+    assert!(matches!(
+        limiter.check(&call()).wait().await,
+        Decision::Deny(_)
+    ));
+    redis.stop();
+    for _ in 0..3 {
+        assert_eq!(limiter.check(&call()).wait().await, Decision::Continue);
+    }
+}
+
+#[test]
+fn an_unset_variable_in_the_store_address_is_an_error_naming_it() {
+    // A set one is replaced: the processes test names its port that way.
+    let error = RateLimiter::new(RateLimit {
+        store: Some("redis://:${HOOKS_TEST_UNSET_PASSWORD}@127.0.0.1/0".to_owned()),
+        ..RateLimit::new(vec![Rule::new(1, HOUR)])
+    })
+    .err()
+    .unwrap()
+    .to_string();
+    assert_eq!(
+        error,
+        "rate-limit configuration: `store` names `${HOOKS_TEST_UNSET_PASSWORD}`, \
+         and that variable is not set"
+    );
+}
+
+#[test]
+fn store_and_database_together_is_an_error() {
+    let error = RateLimiter::new(RateLimit {
+        store: Some("redis://127.0.0.1/".to_owned()),
+        database: Some("counts.db".into()),
+        ..RateLimit::new(vec![Rule::new(1, HOUR)])
+    })
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(error.contains("both `database` and `store`"), "{error}");
+    let error = RateLimiter::new(RateLimit {
+        store: Some("memcached://127.0.0.1/".to_owned()),
+        ..RateLimit::new(vec![Rule::new(1, HOUR)])
+    })
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(error.contains("`memcached://`"), "{error}");
+}
+
+#[test]
+fn the_store_is_read_from_a_config_table() {
+    let table: RateLimit = toml::from_str(
+        r#"
+        store = "redis://:${REDIS_PASSWORD}@cache:6379/2"
+        key_prefix = "billing:"
+        on_store_error = "allow"
+        [[rules]]
+        max = 60
+        per = "1m"
+        "#,
+    )
+    .unwrap();
+    assert_eq!(
+        table.store.as_deref(),
+        Some("redis://:${REDIS_PASSWORD}@cache:6379/2")
+    );
+    assert_eq!(table.key_prefix, "billing:");
+    assert_eq!(table.on_store_error, OnStoreError::Allow);
+    let unknown = toml::from_str::<RateLimit>("stor = \"redis://x/\"").unwrap_err();
+    assert!(unknown.to_string().contains("unknown field"), "{unknown}");
+}

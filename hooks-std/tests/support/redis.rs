@@ -1,0 +1,213 @@
+//! A throwaway Redis server for tests and benchmarks: its own process on
+//! 127.0.0.1 and a free port, its own temporary directory, nothing saved to
+//! disk; stopped and removed when dropped — when a test fails too. It can be
+//! stopped and started again on the same port, for outage tests.
+//!
+//! The server comes from Debian's `redis-server` package. When
+//! `redis-server` is not on the path, the package is installed with apt (as
+//! root, or through `sudo -n`), serialized by the same file lock as the
+//! PostgreSQL tests' install; if that fails, the test fails and says why.
+//!
+//! Only the standard library: the benchmarks include this file too.
+
+#![allow(
+    dead_code,
+    reason = "each program including this file uses a part of it"
+)]
+
+use std::fs;
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// A Redis server; dropping it stops it and removes its directory.
+pub(crate) struct Redis {
+    dir: PathBuf,
+    port: u16,
+    server: Option<Child>,
+}
+
+impl Redis {
+    /// Starts a server on a free port, in a new temporary directory.
+    pub(crate) fn start() -> Redis {
+        let program = binary();
+        let dir = std::env::temp_dir().join(format!(
+            "hooks-redis-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).expect("create the server's directory");
+        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .and_then(|listener| listener.local_addr())
+            .expect("find a free port")
+            .port();
+        let mut redis = Redis {
+            dir,
+            port,
+            server: None,
+        };
+        redis.spawn(program);
+        redis
+    }
+
+    /// `redis://127.0.0.1:<port>/0`.
+    pub(crate) fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+
+    /// `127.0.0.1:<port>`: what the store's errors name.
+    pub(crate) fn address(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// Stops the server (an outage); [`resume`](Self::resume) starts it again.
+    pub(crate) fn stop(&mut self) {
+        if let Some(mut server) = self.server.take() {
+            let _ = server.kill();
+            let _ = server.wait();
+        }
+    }
+
+    /// Starts the server again on the same port, empty.
+    pub(crate) fn resume(&mut self) {
+        assert!(self.server.is_none(), "the server is running");
+        self.spawn(binary());
+    }
+
+    fn spawn(&mut self, program: &str) {
+        let log = fs::File::create(self.dir.join("server.log")).expect("create the server log");
+        let server = Command::new(program)
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .arg("--dir")
+            .arg(&self.dir)
+            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().expect("log"))
+            .stderr(log)
+            .spawn()
+            .expect("start redis-server");
+        self.server = Some(server);
+        self.wait_until_ready();
+    }
+
+    fn wait_until_ready(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let server = self.server.as_mut().expect("started");
+            if let Some(status) = server.try_wait().expect("poll redis-server") {
+                panic!(
+                    "redis-server exited ({status}) while starting:\n{}",
+                    self.log()
+                );
+            }
+            if self.ping() {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "redis-server did not answer within 30 s:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Whether the server answers `PING`.
+    fn ping(&self) -> bool {
+        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port));
+        let Ok(mut stream) = TcpStream::connect_timeout(&address, Duration::from_secs(1)) else {
+            return false;
+        };
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
+        let mut answer = [0; 7];
+        stream.write_all(b"PING\r\n").is_ok()
+            && stream.read_exact(&mut answer).is_ok()
+            && &answer == b"+PONG\r\n"
+    }
+
+    fn log(&self) -> String {
+        fs::read_to_string(self.dir.join("server.log")).unwrap_or_default()
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.stop();
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+/// `redis-server`, installing Debian's package if it is not on the path.
+fn binary() -> &'static str {
+    const PROGRAM: &str = "redis-server";
+    let installed = || {
+        Command::new(PROGRAM)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success())
+    };
+    if !installed() {
+        install();
+        assert!(
+            installed(),
+            "redis-server was installed, but is not on the path"
+        );
+    }
+    PROGRAM
+}
+
+/// `apt-get install redis-server`, once at a time across test processes.
+fn install() {
+    let script = "command -v redis-server >/dev/null 2>&1 && exit 0; \
+                  apt-get install -y -q redis-server \
+                  || { apt-get update -q && apt-get install -y -q redis-server; }";
+    let lock = std::env::temp_dir().join("hooks-tests-apt.lock");
+    let mut command = if is_root() {
+        Command::new("flock")
+    } else {
+        let mut sudo = Command::new("sudo");
+        sudo.args(["-n", "flock"]);
+        sudo
+    };
+    let output = command
+        .arg(&lock)
+        .args(["env", "DEBIAN_FRONTEND=noninteractive", "sh", "-c", script])
+        .stdin(Stdio::null())
+        .output();
+    match output {
+        Ok(output) if output.status.success() => {}
+        Ok(output) => panic!(
+            "these tests need Redis, and installing Debian's `redis-server` package failed \
+             (install it by hand: apt-get install redis-server): {}",
+            describe(&output)
+        ),
+        Err(error) => panic!(
+            "these tests need Redis, and `apt-get install redis-server` could not be run \
+             ({error}); install it by hand"
+        ),
+    }
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|output| output.stdout.trim_ascii() == b"0")
+}
+
+fn describe(output: &Output) -> String {
+    format!(
+        "{}\n{}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
