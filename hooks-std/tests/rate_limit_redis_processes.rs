@@ -107,15 +107,13 @@ fn processes_sharing_one_redis_admit_exactly_the_limit() {
                 .unwrap_or_else(|_| panic!("a child said {said:?}")),
         );
     }
-    let elapsed = started.elapsed();
+    // One slot refills every PER / MAX: a run that took longer than that may
+    // rightly have admitted one more per interval, and no more.
+    let refills =
+        u32::try_from(started.elapsed().as_nanos() / (PER / MAX).as_nanos()).unwrap_or(u32::MAX);
+    let total = admitted.iter().sum::<u32>();
     assert!(
-        elapsed < PER / MAX,
-        "too slow to be exact: {elapsed:?}, and a slot refills every {:?}",
-        PER / MAX
-    );
-    assert_eq!(
-        admitted.iter().sum::<u32>(),
-        MAX,
-        "admitted per process: {admitted:?}"
+        (MAX..=MAX.saturating_add(refills)).contains(&total),
+        "admitted {total} (per process: {admitted:?}); the limit is {MAX}, plus {refills} refilled"
     );
 }
