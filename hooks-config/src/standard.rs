@@ -50,6 +50,9 @@ pub(crate) struct StdSettings {
     pub(crate) approval: Option<(u32, ApprovalTable)>,
     /// `approval_channel = "terminal"`, and its line.
     pub(crate) terminal_approvals: Option<u32>,
+    /// `[approval_webhook]`: the channel announcing new requests, and its line.
+    #[cfg(feature = "approval")]
+    pub(crate) webhook: Option<(u32, crate::webhook::WebhookChannel)>,
     /// Where a `[rate_limit]` table that names no `database` (nor `store`) counts, when
     /// the program says (a hook binary, a new process per call, whose
     /// counts must outlive it): see `Config::rate_limit_database`.
@@ -82,6 +85,25 @@ impl StdSettings {
             ),
             ("approval", "approval", self.approval.as_ref().map(|t| t.0)),
         ];
+        #[cfg(feature = "approval")]
+        if let Some((line, _)) = &self.webhook {
+            if self.approval.is_none() {
+                problems.push(
+                    file,
+                    *line,
+                    None,
+                    "`[approval_webhook]` is set, but there is no `[approval]` table for it to announce",
+                );
+            }
+            if self.terminal_approvals.is_some() {
+                problems.push(
+                    file,
+                    *line,
+                    None,
+                    "`[approval_webhook]` and `approval_channel = \"terminal\"`: choose one channel",
+                );
+            }
+        }
         if let (Some(line), None) = (self.terminal_approvals, &self.approval) {
             problems.push(
                 file,
@@ -207,7 +229,9 @@ impl StdSettings {
             }
             match ApprovalGate::open(&table) {
                 Ok(gate) => {
-                    let gate = if self.terminal_approvals.is_some() {
+                    let gate = if let Some((_, webhook)) = self.webhook {
+                        gate.channel(webhook)
+                    } else if self.terminal_approvals.is_some() {
                         let who = std::env::var("USER").unwrap_or_else(|_| "terminal".to_owned());
                         gate.channel(TerminalChannel::new(who))
                     } else {

@@ -134,6 +134,21 @@ struct File {
     transcript_dir: Option<Spanned<PathBuf>>,
     /// The failure policy of every hook of the file that does not give its own.
     on_error: Option<Spanned<String>>,
+    /// An incoming webhook announcing each new approval request.
+    approval_webhook: Option<Spanned<WebhookTable>>,
+}
+
+/// `[approval_webhook]`: where new approval requests are announced.
+#[derive(Deserialize)]
+#[cfg_attr(not(feature = "approval"), allow(dead_code))] // read to be refused
+#[serde(deny_unknown_fields)]
+struct WebhookTable {
+    url: String,
+    /// `slack` (default) or `feishu`.
+    #[serde(default)]
+    style: Option<String>,
+    /// The approval console's URL, linked from each message.
+    console: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -246,6 +261,68 @@ fn http_policy(
     }
 }
 
+/// The webhook channel `[approval_webhook]` describes, reaching only the
+/// addresses `[http] allow` opens.
+#[cfg(feature = "approval")]
+fn webhook(
+    file: &str,
+    text: &str,
+    table: Spanned<WebhookTable>,
+    policy: &AddressPolicy,
+    problems: &mut Problems,
+) -> Option<(u32, crate::webhook::WebhookChannel)> {
+    use crate::webhook::{WebhookChannel, WebhookStyle};
+    let line = line_of(text, table.span().start);
+    let table = table.into_inner();
+    let style = match table.style.as_deref() {
+        None | Some("slack") => WebhookStyle::Slack,
+        Some("feishu" | "lark") => WebhookStyle::Feishu,
+        Some(other) => {
+            let message =
+                format!("`[approval_webhook] style` is \"slack\" or \"feishu\", not \"{other}\"");
+            problems.push(file, line, None, message);
+            return None;
+        }
+    };
+    match WebhookChannel::new(&table.url, style, policy.clone()) {
+        Ok(channel) => Some((
+            line,
+            match table.console {
+                Some(console) => channel.console(console),
+                None => channel,
+            },
+        )),
+        Err(error) => {
+            problems.push(file, line, None, format!("`[approval_webhook]`: {error}"));
+            None
+        }
+    }
+}
+
+/// `approval_channel = "terminal"`: its line (`"cli"`, the default, is `None`).
+fn terminal_approvals(
+    file: &str,
+    text: &str,
+    channel: Option<&Spanned<String>>,
+    problems: &mut Problems,
+) -> Option<u32> {
+    let channel = channel?;
+    let line = line_of(text, channel.span().start);
+    match channel.get_ref().as_str() {
+        "cli" => None,
+        "terminal" => Some(line),
+        other => {
+            problems.push(
+                file,
+                line,
+                None,
+                format!("`approval_channel` is \"cli\" or \"terminal\", not \"{other}\""),
+            );
+            None
+        }
+    }
+}
+
 /// The file's own `on_error`, the default of its hooks.
 fn file_on_error(
     file: &str,
@@ -339,24 +416,27 @@ pub(crate) fn parse(
         approval: parsed
             .approval
             .map(|table| (at(table.span()), table.into_inner())),
-        terminal_approvals: match parsed.approval_channel.as_ref() {
-            None => None,
-            Some(channel) => match channel.get_ref().as_str() {
-                "cli" => None,
-                "terminal" => Some(at(channel.span())),
-                other => {
-                    problems.push(
-                        file,
-                        at(channel.span()),
-                        None,
-                        format!("`approval_channel` is \"cli\" or \"terminal\", not \"{other}\""),
-                    );
-                    None
-                }
-            },
-        },
+        terminal_approvals: terminal_approvals(
+            file,
+            text,
+            parsed.approval_channel.as_ref(),
+            problems,
+        ),
         rate_limit_database: None,
+        #[cfg(feature = "approval")]
+        webhook: parsed
+            .approval_webhook
+            .and_then(|table| webhook(file, text, table, &policy, problems)),
     };
+    #[cfg(not(feature = "approval"))]
+    if let Some(table) = &parsed.approval_webhook {
+        problems.push(
+            file,
+            at(table.span()),
+            None,
+            "`[approval_webhook]` needs the approval gate: turn on hooks-config's `approval` feature",
+        );
+    }
     settings.check(file, problems);
     let transcript_dir = parsed.transcript_dir.and_then(|dir| {
         if dir.get_ref().as_os_str().is_empty() {

@@ -121,3 +121,65 @@ async fn internal_addresses_are_refused_unless_allowed() {
         "a name resolving to loopback"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approval_webhook_from_a_config_file_announces_each_request() {
+    use hooks_core::prelude::*;
+
+    let (url, received) = hook().await;
+    let dir = std::env::temp_dir().join(format!("hooks-webhook-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = format!(
+        r#"
+[http]
+allow = ["127.0.0.1"]
+
+[approval]
+tools = ["payments_*"]
+database = "{db}"
+timeout = "1s"
+
+[approval_webhook]
+url = "{url}"
+style = "slack"
+console = "https://approvals.example.com/"
+"#,
+        db = dir.join("approvals.sqlite3").display()
+    );
+    let config = hooks_config::parse("fleet.toml", &text, false).unwrap();
+    let hooks = config
+        .apply(Hooks::builder().only(["hooks_std::approval::gate"]))
+        .unwrap()
+        .build()
+        .unwrap();
+    let mut call = PreToolUse::new(
+        &Session::new("s-1"),
+        "payments_refund",
+        json!({"amount_usd": 500}),
+    );
+    // Nobody answers: denied at the timeout, after the webhook was told.
+    assert!(hooks.dispatch(&mut call).await.is_denied());
+    // Bounded: without the channel wired, nothing would ever arrive.
+    let message = tokio::time::timeout(std::time::Duration::from_secs(10), received)
+        .await
+        .expect("the webhook was told of the request")
+        .unwrap();
+    let text = message["text"].as_str().unwrap();
+    assert!(text.contains("payments_refund"), "{text}");
+    assert!(text.contains("https://approvals.example.com/"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // A webhook without an `[approval]` table to announce is refused, naming its line.
+    let Err(error) = hooks_config::parse(
+        "bad.toml",
+        "[approval_webhook]\nurl = \"https://hooks.slack.com/x\"\n",
+        false,
+    ) else {
+        panic!("a webhook without [approval] loads");
+    };
+    assert!(
+        error.problems()[0]
+            .starts_with("bad.toml:1: `[approval_webhook]` is set, but there is no `[approval]`"),
+        "{error}"
+    );
+}
