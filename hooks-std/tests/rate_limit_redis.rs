@@ -1,16 +1,23 @@
 //! The Redis rate-limit store on a real server (started per test, stopped
-//! after): bursts, typed keys, expiry, giving back, configuration, and an
-//! outage — denied with a clear reason, then counted again.
+//! after): bursts, typed keys, expiry, giving back, configuration, an
+//! outage — denied with a clear reason, then counted again —, a server
+//! requiring a password (taken from the environment, never shown), and one
+//! that accepts connections but never answers (denied within the timeout).
 
 #[path = "support/redis.rs"]
 mod support;
 
 use std::borrow::Cow;
-use std::time::Duration;
+use std::collections::hash_map::RandomState;
+use std::hash::BuildHasher;
+use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::process::Command;
+use std::time::{Duration, Instant};
 
 use hooks_core::prelude::*;
 use hooks_std::rate_limit::{
-    Admission, By, Key, Limit, OnStoreError, Part, RateLimit, RateLimiter, RedisStore, Rule,
+    Admission, By, Key, Limit, OnStoreError, Part, REDIS_TIMEOUT, RateLimit, RateLimiter,
+    RedisStore, Rule,
 };
 use support::Redis;
 
@@ -345,4 +352,230 @@ fn the_store_is_read_from_a_config_table() {
     assert_eq!(table.on_store_error, OnStoreError::Allow);
     let unknown = toml::from_str::<RateLimit>("stor = \"redis://x/\"").unwrap_err();
     assert!(unknown.to_string().contains("unknown field"), "{unknown}");
+}
+
+/// A password no test names twice: 32 hex digits from std's random hash keys.
+fn random_password() -> String {
+    let half = || RandomState::new().hash_one(std::process::id());
+    format!("{:016x}{:016x}", half(), half())
+}
+
+#[tokio::test]
+async fn a_wrong_or_missing_password_is_an_error_that_never_shows_it() {
+    let password = random_password();
+    let redis = Redis::start_with_password(&password);
+    let key = Key::new(0, [text("dana")]);
+    let limit = Limit::new(2, HOUR);
+    let right = RedisStore::open(&format!("redis://:{password}@{}/0", redis.address())).unwrap();
+    assert_eq!(right.address(), format!("{}/0", redis.address()));
+    assert_eq!(right.admit(&key, limit).await, Ok(Admission::Admitted));
+    let wrong_password = random_password();
+    let wrong =
+        RedisStore::open(&format!("redis://:{wrong_password}@{}/0", redis.address())).unwrap();
+    assert!(
+        !wrong.address().contains(&wrong_password),
+        "{}",
+        wrong.address()
+    );
+    let missing = RedisStore::open(&redis.url()).unwrap();
+    for store in [&wrong, &missing] {
+        let started = Instant::now();
+        let error = store.admit(&key, limit).await.unwrap_err().to_string();
+        assert!(
+            started.elapsed() < REDIS_TIMEOUT * 2,
+            "{:?}",
+            started.elapsed()
+        );
+        assert!(
+            error.starts_with(&format!("Redis at {}/0 ", redis.address())),
+            "{error}"
+        );
+        assert!(error.contains("auth") || error.contains("AUTH"), "{error}");
+        assert!(!error.contains(&wrong_password), "{error}");
+        assert!(!error.contains(&password), "{error}");
+    }
+    // Nothing was counted by the refused stores: one slot is left.
+    assert_eq!(right.admit(&key, limit).await, Ok(Admission::Admitted));
+    assert!(matches!(
+        right.admit(&key, limit).await,
+        Ok(Admission::RetryAfter(_))
+    ));
+}
+
+/// The password the child's store address names, as `${…}`.
+const PASSWORD_VAR: &str = "HOOKS_STD_TEST_REDIS_AUTH_PASSWORD";
+/// The server's port; set only in a child.
+const PORT_VAR: &str = "HOOKS_STD_TEST_REDIS_AUTH_PORT";
+/// `right` or `wrong`: whether the child's password is the server's.
+const EXPECT_VAR: &str = "HOOKS_STD_TEST_REDIS_AUTH_EXPECT";
+
+/// Setting a variable in this (multithreaded) process is unsafe, so the test
+/// runs itself as a child with the password in its environment, once with
+/// the server's password and once with another.
+#[test]
+fn a_password_from_the_environment_is_used_and_never_shown() {
+    const NAME: &str = "a_password_from_the_environment_is_used_and_never_shown";
+    if let Ok(port) = std::env::var(PORT_VAR) {
+        return password_child(&port);
+    }
+    let password = random_password();
+    let redis = Redis::start_with_password(&password);
+    let wrong_password = random_password();
+    for (given, expect) in [(&password, "right"), (&wrong_password, "wrong")] {
+        let output = Command::new(std::env::current_exe().unwrap())
+            .args([NAME, "--exact", "--nocapture", "--test-threads=1"])
+            .env(PORT_VAR, redis.port().to_string())
+            .env(PASSWORD_VAR, given)
+            .env(EXPECT_VAR, expect)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            output.status.success(),
+            "the child with the {expect} password failed ({}):\n{stdout}\n{stderr}",
+            output.status
+        );
+        // The child ran the test, not nothing (a filter matching no test passes too).
+        assert!(stdout.contains("1 passed"), "{stdout}");
+        assert!(
+            stdout.contains(&format!("child: {expect} password")),
+            "{stdout}"
+        );
+    }
+}
+
+/// The child: a limiter whose store names `${PASSWORD_VAR}`.
+fn password_child(port: &str) {
+    let password = std::env::var(PASSWORD_VAR).unwrap();
+    let expect = std::env::var(EXPECT_VAR).unwrap();
+    let limiter = RateLimiter::new(RateLimit {
+        store: Some(format!("redis://:${{{PASSWORD_VAR}}}@127.0.0.1:{port}/0")),
+        ..RateLimit::new(vec![Rule::new(2, HOUR).by([By::User])])
+    })
+    .unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let session = Session::new("s").with_user("dana");
+        let call = || PreToolUse::new(&session, "search", json!({}));
+        let check = async || {
+            tokio::time::timeout(Duration::from_secs(15), limiter.check(&call()).wait())
+                .await
+                .expect("no decision within 15 s")
+        };
+        match expect.as_str() {
+            "right" => {
+                assert_eq!(check().await, Decision::Continue);
+                assert_eq!(check().await, Decision::Continue);
+                let Decision::Deny(refusal) = check().await else {
+                    panic!("a third call of two an hour was admitted");
+                };
+                assert!(
+                    refusal.reason().starts_with("rate limit reached"),
+                    "{}",
+                    refusal.reason()
+                );
+            }
+            "wrong" => {
+                for _ in 0..2 {
+                    let Decision::Deny(refusal) = check().await else {
+                        panic!("a call was admitted with the wrong password");
+                    };
+                    let reason = refusal.reason();
+                    assert!(
+                        reason.starts_with(&format!(
+                            "the rate limit cannot be checked (Redis at 127.0.0.1:{port}/0 "
+                        )),
+                        "{reason}"
+                    );
+                    assert!(
+                        reason.contains("auth") || reason.contains("AUTH"),
+                        "{reason}"
+                    );
+                    assert!(!reason.contains(&password), "{reason}");
+                    println!("reason: {reason}");
+                }
+            }
+            other => panic!("{EXPECT_VAR} is `{other}`"),
+        }
+    });
+    println!("child: {expect} password");
+}
+
+/// A server that accepts connections and never answers: its address. The
+/// accepted sockets stay open (in a thread left waiting for more), so the
+/// client sees neither an answer nor a closed connection.
+fn silent_server() -> SocketAddr {
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    let address = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let mut open = Vec::new();
+        for stream in listener.incoming() {
+            open.extend(stream.ok());
+        }
+    });
+    address
+}
+
+/// Past [`REDIS_TIMEOUT`]: a loaded machine's scheduling, not a second timeout.
+const SLACK: Duration = Duration::from_secs(3);
+
+#[tokio::test]
+async fn a_server_that_never_answers_is_a_denial_within_the_timeout() {
+    let address = silent_server();
+    let limiter = RateLimiter::new(RateLimit {
+        store: Some(format!("redis://{address}/0")),
+        ..RateLimit::new(vec![Rule::new(1_000, HOUR)])
+    })
+    .unwrap();
+    let session = Session::new("s").with_user("dana");
+    let call = || PreToolUse::new(&session, "search", json!({}));
+    // The first decision connects; the second finds the connection failed.
+    for _ in 0..2 {
+        let started = Instant::now();
+        let decision = tokio::time::timeout(Duration::from_secs(15), limiter.check(&call()).wait())
+            .await
+            .expect("the decision hangs on a server that never answers");
+        let elapsed = started.elapsed();
+        let Decision::Deny(refusal) = decision else {
+            panic!("a call was admitted by a server that never answers: {decision:?}");
+        };
+        let reason = refusal.reason();
+        assert!(
+            reason.starts_with(&format!(
+                "the rate limit cannot be checked (Redis at {address}/0 is unreachable"
+            )),
+            "{reason}"
+        );
+        assert!(elapsed <= REDIS_TIMEOUT + SLACK, "{elapsed:?}: {reason}");
+    }
+}
+
+#[tokio::test]
+async fn on_store_error_allow_lets_calls_through_a_server_that_never_answers() {
+    let address = silent_server();
+    let limiter = RateLimiter::new(RateLimit {
+        store: Some(format!("redis://{address}/0")),
+        on_store_error: OnStoreError::Allow,
+        ..RateLimit::new(vec![Rule::new(1, HOUR)])
+    })
+    .unwrap();
+    let session = Session::new("s").with_user("dana");
+    let call = || PreToolUse::new(&session, "search", json!({}));
+    // Uncounted: more calls than the limit go through.
+    for _ in 0..2 {
+        let started = Instant::now();
+        let decision = tokio::time::timeout(Duration::from_secs(15), limiter.check(&call()).wait())
+            .await
+            .expect("the decision hangs on a server that never answers");
+        assert_eq!(decision, Decision::Continue);
+        assert!(
+            started.elapsed() <= REDIS_TIMEOUT + SLACK,
+            "{:?}",
+            started.elapsed()
+        );
+    }
 }

@@ -1,7 +1,8 @@
 //! A throwaway Redis server for tests and benchmarks: its own process on
 //! 127.0.0.1 and a free port, its own temporary directory, nothing saved to
 //! disk; stopped and removed when dropped — when a test fails too. It can be
-//! stopped and started again on the same port, for outage tests.
+//! stopped and started again on the same port, for outage tests, and can
+//! require a password ([`Redis::start_with_password`]).
 //!
 //! The server comes from Debian's `redis-server` package. When
 //! `redis-server` is not on the path, the package is installed with apt (as
@@ -27,12 +28,25 @@ use std::time::{Duration, Instant};
 pub(crate) struct Redis {
     dir: PathBuf,
     port: u16,
+    password: Option<String>,
     server: Option<Child>,
 }
 
 impl Redis {
     /// Starts a server on a free port, in a new temporary directory.
     pub(crate) fn start() -> Redis {
+        Self::start_as(None)
+    }
+
+    /// Starts a server that requires `password` (`--requirepass`): a
+    /// client must `AUTH` before anything else. [`url`](Self::url) still
+    /// names no password.
+    pub(crate) fn start_with_password(password: &str) -> Redis {
+        assert!(!password.is_empty(), "an empty password requires none");
+        Self::start_as(Some(password.to_owned()))
+    }
+
+    fn start_as(password: Option<String>) -> Redis {
         let program = binary();
         let dir = std::env::temp_dir().join(format!(
             "hooks-redis-{}-{}",
@@ -48,6 +62,7 @@ impl Redis {
         let mut redis = Redis {
             dir,
             port,
+            password,
             server: None,
         };
         redis.spawn(program);
@@ -64,6 +79,16 @@ impl Redis {
         format!("127.0.0.1:{}", self.port)
     }
 
+    /// The port the server listens on.
+    pub(crate) fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The password the server requires, if any.
+    pub(crate) fn password(&self) -> Option<&str> {
+        self.password.as_deref()
+    }
+
     /// Stops the server (an outage); [`resume`](Self::resume) starts it again.
     pub(crate) fn stop(&mut self) {
         if let Some(mut server) = self.server.take() {
@@ -72,7 +97,7 @@ impl Redis {
         }
     }
 
-    /// Starts the server again on the same port, empty.
+    /// Starts the server again on the same port, empty (and with the same password).
     pub(crate) fn resume(&mut self) {
         assert!(self.server.is_none(), "the server is running");
         self.spawn(binary());
@@ -80,11 +105,16 @@ impl Redis {
 
     fn spawn(&mut self, program: &str) {
         let log = fs::File::create(self.dir.join("server.log")).expect("create the server log");
-        let server = Command::new(program)
+        let mut command = Command::new(program);
+        command
             .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
             .arg("--dir")
             .arg(&self.dir)
-            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"]);
+        if let Some(password) = &self.password {
+            command.args(["--requirepass", password]);
+        }
+        let server = command
             .stdin(Stdio::null())
             .stdout(log.try_clone().expect("log"))
             .stderr(log)
@@ -116,17 +146,29 @@ impl Redis {
         }
     }
 
-    /// Whether the server answers `PING`.
+    /// Whether the server answers `PING` (after `AUTH`, with a password).
     fn ping(&self) -> bool {
         let address = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port));
         let Ok(mut stream) = TcpStream::connect_timeout(&address, Duration::from_secs(1)) else {
             return false;
         };
         let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
-        let mut answer = [0; 7];
-        stream.write_all(b"PING\r\n").is_ok()
+        let mut request = Vec::new();
+        let mut expected = Vec::new();
+        if let Some(password) = &self.password {
+            // As a RESP array: the password is sent as is, whatever it holds.
+            request.extend_from_slice(b"*2\r\n$4\r\nAUTH\r\n");
+            request.extend_from_slice(format!("${}\r\n", password.len()).as_bytes());
+            request.extend_from_slice(password.as_bytes());
+            request.extend_from_slice(b"\r\n");
+            expected.extend_from_slice(b"+OK\r\n");
+        }
+        request.extend_from_slice(b"PING\r\n");
+        expected.extend_from_slice(b"+PONG\r\n");
+        let mut answer = vec![0; expected.len()];
+        stream.write_all(&request).is_ok()
             && stream.read_exact(&mut answer).is_ok()
-            && &answer == b"+PONG\r\n"
+            && answer == expected
     }
 
     fn log(&self) -> String {
