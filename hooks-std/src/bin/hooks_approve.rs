@@ -18,7 +18,9 @@
 //! the header a reverse proxy sets: anyone reaching the console directly could
 //! set it too, so it is refused unless the console is bound to loopback, and
 //! the proxy must overwrite the header. `--origin` names the URL people use
-//! through a proxy, so their forms are accepted.
+//! through a proxy (or under the machine's own name): the console answers only
+//! to loopback names, its bound address and those, so a page under another
+//! domain that resolves here (DNS rebinding) is refused.
 //!
 //! The database is `--db`, else `$HOOKS_APPROVALS_DB`, else `hooks-approvals.sqlite3`;
 //! or a fleet's shared store: `--store postgres://…` (or `$HOOKS_APPROVALS_STORE`,

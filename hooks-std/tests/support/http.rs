@@ -31,12 +31,24 @@ pub(crate) fn send(
     headers: &[(&str, &str)],
     body: Option<&str>,
 ) -> Reply {
+    send_to_host(address, &address.to_string(), method, path, headers, body)
+}
+
+/// [`send`], naming `host` in the `Host` header (as a page under another
+/// domain that resolves to the console's address would).
+pub(crate) fn send_to_host(
+    address: SocketAddr,
+    host: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&str>,
+) -> Reply {
     let mut stream = TcpStream::connect(address).expect("connect to the console");
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
-    let mut request =
-        format!("{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n");
+    let mut request = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
     for (name, value) in headers {
         let _ = write!(request, "{name}: {value}\r\n");
     }

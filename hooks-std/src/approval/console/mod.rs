@@ -55,6 +55,8 @@ pub struct Console {
     poll_interval: Duration,
     origins: Vec<String>,
     sessions: Sessions,
+    /// The address `serve` listens on: its IP is a name the console answers to.
+    bound: Option<std::net::IpAddr>,
 }
 
 impl Console {
@@ -67,6 +69,7 @@ impl Console {
             poll_interval: Duration::from_millis(500),
             origins: Vec::new(),
             sessions: Sessions::default(),
+            bound: None,
         }
     }
 
@@ -95,8 +98,12 @@ impl Console {
         self
     }
 
-    /// The console's routes.
+    /// The console's routes. Requests naming a host the console is not
+    /// (`Host`) are refused first: a web page whose own domain resolves to
+    /// this machine (DNS rebinding) cannot use the console as its own origin.
+    /// Loopback names, the bound address and the `origin`s' hosts are its names.
     pub fn router(self) -> Router {
+        let console = Arc::new(self);
         Router::new()
             .route("/", get(index))
             .route("/login", get(login_form).post(login))
@@ -105,12 +112,47 @@ impl Console {
             .route("/requests/{id}/answer", post(answer))
             .route("/console.js", get(script))
             .route("/console.css", get(style))
-            .with_state(Arc::new(self))
+            .layer(axum::middleware::from_fn_with_state(
+                Arc::clone(&console),
+                known_host,
+            ))
+            .with_state(console)
     }
 
     /// Serves the console on `listener` until the process ends.
-    pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
+    pub async fn serve(mut self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
+        self.bound = Some(listener.local_addr()?.ip());
         axum::serve(listener, self.router()).await
+    }
+
+    /// Whether `Host` names this console.
+    fn known_host(&self, headers: &HeaderMap) -> bool {
+        let Some(authority) = headers
+            .get(header::HOST)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|host| host.parse::<axum::http::uri::Authority>().ok())
+        else {
+            return false;
+        };
+        let host = authority
+            .host()
+            .trim_start_matches('[')
+            .trim_end_matches(']');
+        if host.eq_ignore_ascii_case("localhost") {
+            return true;
+        }
+        if let Ok(ip) = host.parse::<std::net::IpAddr>()
+            && (ip.is_loopback() || self.bound.is_some_and(|bound| bound == ip))
+        {
+            return true;
+        }
+        self.origins.iter().any(|origin| {
+            origin
+                .parse::<Uri>()
+                .ok()
+                .and_then(|uri| uri.host().map(str::to_owned))
+                .is_some_and(|allowed| allowed.eq_ignore_ascii_case(authority.host()))
+        })
     }
 
     fn caller(&self, headers: &HeaderMap) -> Result<Caller, Refusal> {
@@ -247,6 +289,24 @@ fn secured(response: impl IntoResponse) -> Response {
 }
 
 type Shared = State<Arc<Console>>;
+
+/// Refuses a request for a host the console is not (see [`Console::router`]).
+async fn known_host(
+    State(console): Shared,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if console.known_host(request.headers()) {
+        next.run(request).await
+    } else {
+        (
+            StatusCode::MISDIRECTED_REQUEST,
+            "this console does not answer to that host name; people reaching it under a \
+             name of its own are named with `--origin`",
+        )
+            .into_response()
+    }
+}
 
 async fn index(State(console): Shared, headers: HeaderMap) -> Response {
     match console.caller(&headers) {
