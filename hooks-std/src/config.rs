@@ -88,3 +88,49 @@ pub(crate) mod duration {
         serializer.serialize_str(&humantime::format_duration(*duration).to_string())
     }
 }
+
+/// Replaces each `${NAME}` in a store's address with the environment
+/// variable `NAME`, so secrets stay out of configuration files. An unset one
+/// is an error naming it (never a value: values are secrets); errors read
+/// after the name of what was expanded (`` `store` names ... ``).
+#[cfg(any(feature = "redis", feature = "postgres"))]
+pub(crate) fn expand_env(text: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after
+            .find('}')
+            .ok_or_else(|| "has a `${` with no closing `}`".to_owned())?;
+        let name = &after[..end];
+        let value = std::env::var(name)
+            .map_err(|_| format!("names `${{{name}}}`, and that variable is not set"))?;
+        out.push_str(&value);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(all(test, any(feature = "redis", feature = "postgres")))]
+mod tests {
+    use super::expand_env;
+
+    #[test]
+    fn store_addresses_take_variables_from_the_environment() {
+        let path = std::env::var("PATH").unwrap();
+        assert_eq!(
+            expand_env("a${PATH}b${PATH}").unwrap(),
+            format!("a{path}b{path}")
+        );
+        assert_eq!(expand_env("$PATH {x}").unwrap(), "$PATH {x}");
+        assert!(
+            expand_env("redis://${PATH")
+                .unwrap_err()
+                .contains("no closing")
+        );
+        let unset = expand_env("${HOOKS_STD_NEVER_SET}").unwrap_err();
+        assert!(unset.contains("`${HOOKS_STD_NEVER_SET}`, and that variable is not set"));
+    }
+}

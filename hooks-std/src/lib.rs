@@ -47,6 +47,8 @@ pub mod approval;
 #[cfg(feature = "audit-log")]
 pub mod audit;
 mod config;
+#[cfg(feature = "postgres")]
+mod postgres;
 #[cfg(feature = "rate-limit")]
 pub mod rate_limit;
 #[cfg(feature = "read-only")]

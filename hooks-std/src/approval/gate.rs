@@ -60,7 +60,8 @@ impl ApprovalGate {
         policy: ApprovalPolicy,
         config: &Approvals,
     ) -> Result<Self, ConfigError> {
-        use super::postgres::{PostgresStore, block_on};
+        use super::postgres::PostgresStore;
+        use crate::postgres::block_on;
         let refused = |error: String| ConfigError::new("approval", error);
         let store = PostgresStore::new(connection).map_err(|error| refused(error.to_string()))?;
         let stale = stale_after(config);

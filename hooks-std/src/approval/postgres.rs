@@ -4,20 +4,17 @@
 //! a trigger in the answering transaction) instead of polling; a yes is
 //! claimed by one `UPDATE ... WHERE consumed_at IS NULL`, so two replicas
 //! can never both run the call it covers.
-//!
-//! Also the connection plumbing the PostgreSQL audit sink shares: connection
-//! strings with `${NAME}` secrets, and migrations serialized by an advisory lock.
 
 use std::future::{Future, poll_fn};
-use std::str::FromStr as _;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use hooks_core::BoxFuture;
 use tokio::sync::{Mutex, broadcast};
 use tokio::task::AbortHandle;
-use tokio_postgres::config::Host;
 use tokio_postgres::{AsyncMessage, Client, NoTls, Row};
+
+use crate::postgres::{Server, failure};
 
 use super::store::{
     Answering, ApprovalStore, Grant, NewRequest, Request, Scope, Status, StoreError,
@@ -74,183 +71,6 @@ const COLUMNS: &str = "id, session, agent, user_id, tool, args, prompt, status, 
      hooks_approval_time(responded_at) AS responded_at,
      responded_by, reason,
      hooks_approval_time(consumed_at) AS consumed_at";
-
-/// A PostgreSQL server to connect to, from a connection string whose
-/// `${NAME}`s were replaced by environment variables.
-#[derive(Clone)]
-pub(crate) struct Server {
-    config: tokio_postgres::Config,
-    shown: Arc<str>,
-}
-
-impl Server {
-    /// Parses `connection` (`postgres://...` or `host=... dbname=...`) after
-    /// replacing each `${NAME}` with the environment variable `NAME`.
-    pub(crate) fn parse(connection: &str) -> Result<Self, String> {
-        let expanded = expand_env(connection)?;
-        let config = tokio_postgres::Config::from_str(&expanded)
-            .map_err(|error| format!("not a PostgreSQL connection string: {error}"))?;
-        let shown = describe(&config).into();
-        Ok(Server { config, shown })
-    }
-
-    /// The server, user and database, never the password: for messages.
-    pub(crate) fn shown(&self) -> &str {
-        &self.shown
-    }
-
-    /// Connects; the connection is driven by a task on the current runtime.
-    pub(crate) async fn connect(&self) -> Result<Client, String> {
-        if tokio::runtime::Handle::try_current().is_err() {
-            return Err("PostgreSQL connections need a Tokio runtime to run on".to_owned());
-        }
-        let (client, connection) = self
-            .config
-            .connect(NoTls)
-            .await
-            .map_err(|error| failure(&error))?;
-        let shown = Arc::clone(&self.shown);
-        tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::warn!(target: "hooks_std::postgres", server = %shown, error = %failure(&error), "connection lost");
-            }
-        });
-        Ok(client)
-    }
-
-    /// Connects and applies `component`'s missing migration steps, each
-    /// recorded, in one transaction under an advisory lock: replicas starting
-    /// together apply each step once.
-    pub(crate) async fn connect_migrated(
-        &self,
-        component: &str,
-        steps: &[&str],
-    ) -> Result<Client, String> {
-        let mut client = self.connect().await?;
-        let transaction = client
-            .transaction()
-            .await
-            .map_err(|error| failure(&error))?;
-        // One key for every hooks schema: the migrations table is shared.
-        transaction
-            .execute("SELECT pg_advisory_xact_lock(7400173111)", &[])
-            .await
-            .map_err(|error| failure(&error))?;
-        transaction
-            .batch_execute(
-                "CREATE TABLE IF NOT EXISTS hooks_schema_migrations (
-                     component  TEXT NOT NULL,
-                     version    INTEGER NOT NULL,
-                     applied_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-                     PRIMARY KEY (component, version)
-                 )",
-            )
-            .await
-            .map_err(|error| failure(&error))?;
-        let applied: i32 = transaction
-            .query_one(
-                "SELECT COALESCE(max(version), 0) FROM hooks_schema_migrations WHERE component = $1",
-                &[&component],
-            )
-            .await
-            .map_err(|error| failure(&error))?
-            .get(0);
-        let applied = usize::try_from(applied).unwrap_or(0);
-        if applied > steps.len() {
-            return Err(format!(
-                "the `{component}` schema is at version {applied}, newer than this program's {}: upgrade it",
-                steps.len()
-            ));
-        }
-        for (version, step) in (1_i32..).zip(steps).skip(applied) {
-            transaction
-                .batch_execute(step)
-                .await
-                .map_err(|error| failure(&error))?;
-            transaction
-                .execute(
-                    "INSERT INTO hooks_schema_migrations (component, version) VALUES ($1, $2)",
-                    &[&component, &version],
-                )
-                .await
-                .map_err(|error| failure(&error))?;
-        }
-        transaction
-            .commit()
-            .await
-            .map_err(|error| failure(&error))?;
-        Ok(client)
-    }
-}
-
-/// Runs `future` to completion on a runtime of its own, on a thread of its
-/// own, so it works from synchronous code inside or outside a runtime: for
-/// start-up work (connecting and migrating when a configuration is opened).
-pub(crate) fn block_on<T: Send>(future: impl Future<Output = T> + Send) -> Result<T, String> {
-    std::thread::scope(|scope| {
-        scope
-            .spawn(|| {
-                tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .map(|runtime| runtime.block_on(future))
-                    .map_err(|error| format!("cannot start a runtime to connect on: {error}"))
-            })
-            .join()
-            .map_err(|_| "the connecting thread panicked".to_owned())?
-    })
-}
-
-/// Replaces each `${NAME}` with the environment variable `NAME`, so secrets
-/// stay out of configuration files. An unset variable is an error naming it.
-pub(crate) fn expand_env(text: &str) -> Result<String, String> {
-    let mut expanded = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        expanded.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let end = after
-            .find('}')
-            .ok_or_else(|| "`${` without a closing `}` in the connection string".to_owned())?;
-        let name = &after[..end];
-        let value = std::env::var(name).map_err(|_| {
-            format!("the connection string names `${{{name}}}`, and that environment variable is not set")
-        })?;
-        expanded.push_str(&value);
-        rest = &after[end + 1..];
-    }
-    expanded.push_str(rest);
-    Ok(expanded)
-}
-
-fn describe(config: &tokio_postgres::Config) -> String {
-    let hosts: Vec<String> = config
-        .get_hosts()
-        .iter()
-        .map(|host| match host {
-            Host::Tcp(name) => name.clone(),
-            #[cfg(unix)]
-            Host::Unix(path) => path.display().to_string(),
-        })
-        .collect();
-    format!(
-        "postgres://{}@{}/{}",
-        config.get_user().unwrap_or(""),
-        hosts.join(","),
-        config.get_dbname().unwrap_or("")
-    )
-}
-
-/// A PostgreSQL error with the server's own message when there is one.
-pub(crate) fn failure(error: &tokio_postgres::Error) -> String {
-    match error.as_db_error() {
-        Some(db) => db.to_string(),
-        None => match std::error::Error::source(error) {
-            Some(source) => format!("{error}: {source}"),
-            None => error.to_string(),
-        },
-    }
-}
 
 /// Approval requests in PostgreSQL, behind [`ApprovalStore`]: the state
 /// machine of [`SqliteStore`](super::SqliteStore), shared by every process

@@ -9,7 +9,7 @@ use tokio_postgres::Client;
 
 use super::AuditRecord;
 use super::sink::Sink;
-use crate::approval::postgres::{Server, block_on, failure};
+use crate::postgres::{Server, block_on, failure};
 
 /// The schema, one step per entry, recorded in `hooks_schema_migrations`.
 const MIGRATIONS: &[&str] = &[

@@ -455,7 +455,8 @@ fn log_uncounted(error: &StoreError) {
 /// The store a `store` address names, its `${NAME}`s replaced from the environment.
 fn shared_store(address: &str, prefix: &str) -> Result<Arc<dyn Store>, ConfigError> {
     let fail = |message: String| ConfigError::new("rate-limit", message);
-    let address = expand_env(address).map_err(fail)?;
+    let address =
+        crate::config::expand_env(address).map_err(|error| fail(format!("`store` {error}")))?;
     let scheme = address.split_once("://").map_or("", |(scheme, _)| scheme);
     if !matches!(scheme, "redis" | "rediss" | "redis+unix" | "unix") {
         return Err(fail(format!(
@@ -474,27 +475,6 @@ fn shared_store(address: &str, prefix: &str) -> Result<Arc<dyn Store>, ConfigErr
             "`store = \"redis://…\"` needs hooks-std's `redis` feature".to_owned(),
         ))
     }
-}
-
-/// Replaces each `${NAME}` with the environment variable `NAME`. An unset
-/// one is an error naming it (never a value: values are secrets).
-fn expand_env(text: &str) -> Result<String, String> {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let end = after
-            .find('}')
-            .ok_or_else(|| "`store` has a `${` with no closing `}`".to_owned())?;
-        let name = &after[..end];
-        let value = std::env::var(name)
-            .map_err(|_| format!("`store` names `${{{name}}}`, and that variable is not set"))?;
-        out.push_str(&value);
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
 }
 
 /// A slot that could not be given back is logged: the call is refused anyway.
@@ -608,22 +588,5 @@ mod tests {
             By::Metadata("org".into()),
         ]);
         assert!(error(too_many).contains("at most 4"));
-    }
-
-    #[test]
-    fn store_addresses_take_variables_from_the_environment() {
-        let path = std::env::var("PATH").unwrap();
-        assert_eq!(
-            expand_env("a${PATH}b${PATH}").unwrap(),
-            format!("a{path}b{path}")
-        );
-        assert_eq!(expand_env("$PATH {x}").unwrap(), "$PATH {x}");
-        assert!(
-            expand_env("redis://${PATH")
-                .unwrap_err()
-                .contains("no closing")
-        );
-        let unset = expand_env("${HOOKS_STD_NEVER_SET}").unwrap_err();
-        assert!(unset.contains("`${HOOKS_STD_NEVER_SET}`, and that variable is not set"));
     }
 }
