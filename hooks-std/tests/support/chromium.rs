@@ -8,6 +8,9 @@
 //! same file lock as the PostgreSQL tests' installs; if that fails, the test
 //! fails and says why.
 
+#[path = "debian.rs"]
+mod debian;
+
 use std::os::unix::process::CommandExt as _;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -208,37 +211,9 @@ fn binary() -> PathBuf {
 
 /// `apt-get install chromium`, once at a time across test processes.
 fn install() {
-    let script = "test -x /usr/bin/chromium && exit 0; \
-                  apt-get install -y -q chromium \
-                  || { apt-get update -q && apt-get install -y -q chromium; }";
-    let lock = std::env::temp_dir().join("hooks-tests-apt.lock");
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|output| output.stdout.trim_ascii() == b"0");
-    let mut command = if root {
-        Command::new("flock")
-    } else {
-        let mut sudo = Command::new("sudo");
-        sudo.args(["-n", "flock"]);
-        sudo
-    };
-    let output = command
-        .arg(&lock)
-        .args(["env", "DEBIAN_FRONTEND=noninteractive", "sh", "-c", script])
-        .stdin(Stdio::null())
-        .output();
-    match output {
-        Ok(output) if output.status.success() => {}
-        Ok(output) => panic!(
-            "this test needs a browser, and installing Debian's `chromium` package failed \
-             (install it by hand: apt-get install chromium): {}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        ),
-        Err(error) => panic!(
-            "this test needs a browser, and `apt-get install chromium` could not be run \
-             ({error}); install it by hand"
-        ),
-    }
+    debian::install(
+        "chromium",
+        "test -x /usr/bin/chromium",
+        "this test needs a browser",
+    );
 }

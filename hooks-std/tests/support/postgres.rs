@@ -14,12 +14,15 @@
     reason = "each program including this file uses a part of it"
 )]
 
+#[path = "debian.rs"]
+mod debian;
+
 use std::fs;
 use std::future::poll_fn;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -81,7 +84,11 @@ impl Postgres {
             ])
             .output()
             .expect("run initdb");
-        assert!(init.status.success(), "initdb failed: {}", describe(&init));
+        assert!(
+            init.status.success(),
+            "initdb failed: {}",
+            debian::describe(&init)
+        );
 
         let log = fs::File::create(dir.join("server.log")).expect("create the server log");
         owner.give(&dir.join("server.log"));
@@ -242,41 +249,11 @@ fn installed() -> Option<PathBuf> {
 
 /// `apt-get install postgresql`, once at a time across test processes.
 fn install() {
-    let script = "ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && exit 0; \
-                  apt-get install -y -q postgresql \
-                  || { apt-get update -q && apt-get install -y -q postgresql; }";
-    let lock = std::env::temp_dir().join("hooks-tests-apt.lock");
-    let mut command = if is_root() {
-        Command::new("flock")
-    } else {
-        let mut sudo = Command::new("sudo");
-        sudo.args(["-n", "flock"]);
-        sudo
-    };
-    let output = command
-        .arg(&lock)
-        .args(["env", "DEBIAN_FRONTEND=noninteractive", "sh", "-c", script])
-        .stdin(Stdio::null())
-        .output();
-    match output {
-        Ok(output) if output.status.success() => {}
-        Ok(output) => panic!(
-            "these tests need PostgreSQL, and installing Debian's `postgresql` package failed \
-             (install it by hand: apt-get install postgresql): {}",
-            describe(&output)
-        ),
-        Err(error) => panic!(
-            "these tests need PostgreSQL, and `apt-get install postgresql` could not be run \
-             ({error}); install it by hand"
-        ),
-    }
-}
-
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|output| output.stdout.trim_ascii() == b"0")
+    debian::install(
+        "postgresql",
+        "ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1",
+        "these tests need PostgreSQL",
+    );
 }
 
 /// Who runs the server: the `postgres` user when we are root, else ourselves.
@@ -287,7 +264,7 @@ enum Owner {
 
 impl Owner {
     fn find() -> Owner {
-        if !is_root() {
+        if !debian::is_root() {
             return Owner::Me;
         }
         let id = |flag: &str| -> Option<u32> {
@@ -315,7 +292,7 @@ impl Owner {
             assert!(
                 created.status.success(),
                 "PostgreSQL refuses to run as root, and creating a `{USER}` user failed: {}",
-                describe(&created)
+                debian::describe(&created)
             );
         }
         match (id("-u"), id("-g")) {
@@ -340,13 +317,4 @@ impl Owner {
             }
         }
     }
-}
-
-fn describe(output: &Output) -> String {
-    format!(
-        "{}\n{}{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
 }

@@ -16,11 +16,14 @@
     reason = "each program including this file uses a part of it"
 )]
 
+#[path = "debian.rs"]
+mod debian;
+
 use std::fs;
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -208,48 +211,9 @@ fn binary() -> &'static str {
 
 /// `apt-get install redis-server`, once at a time across test processes.
 fn install() {
-    let script = "command -v redis-server >/dev/null 2>&1 && exit 0; \
-                  apt-get install -y -q redis-server \
-                  || { apt-get update -q && apt-get install -y -q redis-server; }";
-    let lock = std::env::temp_dir().join("hooks-tests-apt.lock");
-    let mut command = if is_root() {
-        Command::new("flock")
-    } else {
-        let mut sudo = Command::new("sudo");
-        sudo.args(["-n", "flock"]);
-        sudo
-    };
-    let output = command
-        .arg(&lock)
-        .args(["env", "DEBIAN_FRONTEND=noninteractive", "sh", "-c", script])
-        .stdin(Stdio::null())
-        .output();
-    match output {
-        Ok(output) if output.status.success() => {}
-        Ok(output) => panic!(
-            "these tests need Redis, and installing Debian's `redis-server` package failed \
-             (install it by hand: apt-get install redis-server): {}",
-            describe(&output)
-        ),
-        Err(error) => panic!(
-            "these tests need Redis, and `apt-get install redis-server` could not be run \
-             ({error}); install it by hand"
-        ),
-    }
-}
-
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|output| output.stdout.trim_ascii() == b"0")
-}
-
-fn describe(output: &Output) -> String {
-    format!(
-        "{}\n{}{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
+    debian::install(
+        "redis-server",
+        "command -v redis-server >/dev/null 2>&1",
+        "these tests need Redis",
+    );
 }
