@@ -30,9 +30,7 @@ pub const MAX_BODY: usize = 1024 * 1024;
 /// A hook that calls an HTTP endpoint.
 #[derive(Clone)]
 pub struct HttpHook {
-    url: Url,
-    client: Client,
-    policy: Arc<AddressPolicy>,
+    endpoint: Endpoint,
     timeout: Duration,
     fire_and_forget: bool,
     headers: HeaderMap,
@@ -42,21 +40,8 @@ pub struct HttpHook {
 impl HttpHook {
     /// A hook sending `POST` requests to `url`; internal addresses only if `policy` allows them.
     pub fn new(url: &str, policy: AddressPolicy) -> Result<Self, String> {
-        let url = Url::parse(url).map_err(|error| format!("`{url}` is not a URL: {error}"))?;
-        if !matches!(url.scheme(), "http" | "https") {
-            return Err(format!("`{url}`: only http and https URLs"));
-        }
-        let policy = Arc::new(policy);
-        let client = Client::builder()
-            .dns_resolver(Arc::new(Guarded(Arc::clone(&policy))))
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .build()
-            .map_err(|error| format!("cannot build an HTTP client: {error}"))?;
         Ok(HttpHook {
-            url,
-            client,
-            policy,
+            endpoint: Endpoint::new(url, policy)?,
             timeout: Duration::from_secs(30),
             fire_and_forget: false,
             headers: HeaderMap::new(),
@@ -101,30 +86,12 @@ impl HttpHook {
         Ok(self)
     }
 
-    /// Refuses an address literal the policy does not allow (names go through the resolver).
-    fn check_literal(&self) -> Result<(), HookError> {
-        let host = self.url.host_str().unwrap_or_default();
-        let Ok(address) = host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .parse::<IpAddr>()
-        else {
-            return Ok(());
-        };
-        if self.policy.allows(host, address) {
-            Ok(())
-        } else {
-            Err(HookError::failed(refusal(host, &[address])))
-        }
-    }
-
     async fn exchange(&self, body: String) -> Result<String, HookError> {
         let request = self
-            .client
-            .post(self.url.clone())
-            .header("content-type", "application/json")
-            .headers(self.headers.clone())
-            .body(body);
+            .endpoint
+            .post(body)
+            .map_err(HookError::failed)?
+            .headers(self.headers.clone());
         let mut response = request
             .send()
             .await
@@ -160,9 +127,65 @@ impl HttpHook {
     }
 }
 
+/// An http(s) URL and a client that reaches only the addresses a policy
+/// allows: names through the guarded resolver, address literals checked
+/// before each request; no redirects, no proxy. What HTTP hooks and the
+/// approval webhook send through.
+#[derive(Clone)]
+pub(crate) struct Endpoint {
+    pub(crate) url: Url,
+    client: Client,
+    policy: Arc<AddressPolicy>,
+}
+
+impl Endpoint {
+    pub(crate) fn new(url: &str, policy: AddressPolicy) -> Result<Self, String> {
+        let url = Url::parse(url).map_err(|error| format!("`{url}` is not a URL: {error}"))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(format!("`{url}`: only http and https URLs"));
+        }
+        let policy = Arc::new(policy);
+        let client = Client::builder()
+            .dns_resolver(Arc::new(Guarded(Arc::clone(&policy))))
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .build()
+            .map_err(|error| format!("cannot build an HTTP client: {error}"))?;
+        Ok(Endpoint {
+            url,
+            client,
+            policy,
+        })
+    }
+
+    /// Refuses an address literal the policy does not allow: a literal never
+    /// reaches the resolver, so it is checked here (names go through it).
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let host = self.url.host_str().unwrap_or_default();
+        match host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<IpAddr>()
+        {
+            Ok(address) if !self.policy.allows(host, address) => Err(refusal(host, &[address])),
+            _ => Ok(()),
+        }
+    }
+
+    /// A JSON `POST` of `body`, or why the address is refused.
+    pub(crate) fn post(&self, body: String) -> Result<reqwest::RequestBuilder, String> {
+        self.check()?;
+        Ok(self
+            .client
+            .post(self.url.clone())
+            .header("content-type", "application/json")
+            .body(body))
+    }
+}
+
 /// Resolves names, keeping only the addresses the policy allows: what the
 /// client connects to is what was checked.
-pub(crate) struct Guarded(pub(crate) Arc<AddressPolicy>);
+struct Guarded(Arc<AddressPolicy>);
 
 impl Resolve for Guarded {
     fn resolve(&self, name: Name) -> Resolving {
@@ -186,8 +209,8 @@ impl Resolve for Guarded {
 fn refusal(host: &str, addresses: &[IpAddr]) -> String {
     let shown: Vec<String> = addresses.iter().map(ToString::to_string).collect();
     format!(
-        "`{host}` is {}, an internal address; HTTP hooks reach internal addresses only when \
-         allow-listed (`[http] allow = [\"{}\"]`)",
+        "`{host}` is {}, an internal address; HTTP hooks and webhooks reach internal \
+         addresses only when allow-listed (`[http] allow = [\"{}\"]`)",
         shown.join(", "),
         crate::address::allow_entry(host)
     )
@@ -214,7 +237,8 @@ impl HttpHook {
         event: hooks_core::Value,
     ) -> HookCall<'a> {
         HookCall::Pending(Box::pin(async move {
-            self.check_literal()?;
+            // Refused now, not in a fire-and-forget task where it would only be logged.
+            self.endpoint.check().map_err(HookError::failed)?;
             let body = match &self.payload {
                 Some(template) => template.render(&event)?.to_string(),
                 None => event.to_string(),
@@ -227,7 +251,7 @@ impl HttpHook {
                         .map_err(|_| HookError::TimedOut(hook.timeout))
                         .and_then(|result| result)
                     {
-                        tracing::warn!(url = %hook.url, %error, "fire-and-forget HTTP hook failed");
+                        tracing::warn!(url = %hook.endpoint.url, %error, "fire-and-forget HTTP hook failed");
                     }
                 });
                 return Ok(Decision::Continue);

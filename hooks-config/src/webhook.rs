@@ -9,17 +9,14 @@
 //! redirects are not followed.
 
 use std::fmt::Write as _;
-use std::net::IpAddr;
-use std::sync::Arc;
 use std::time::Duration;
 
 use hooks_core::{BoxFuture, printable};
 use hooks_std::approval::{Answer, Channel, Request};
-use reqwest::{Client, Url};
 use serde_json::{Value, json};
 
 use crate::address::AddressPolicy;
-use crate::http::Guarded;
+use crate::http::Endpoint;
 
 /// The message format the webhook expects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,34 +30,19 @@ pub enum WebhookStyle {
 /// A [`Channel`] posting each new request to an incoming webhook.
 #[derive(Clone)]
 pub struct WebhookChannel {
-    url: Url,
+    endpoint: Endpoint,
     style: WebhookStyle,
     console: Option<String>,
-    client: Client,
-    policy: Arc<AddressPolicy>,
     timeout: Duration,
 }
 
 impl WebhookChannel {
     /// Posts to `url` in `style`; internal addresses only if `policy` allows them.
     pub fn new(url: &str, style: WebhookStyle, policy: AddressPolicy) -> Result<Self, String> {
-        let url = Url::parse(url).map_err(|error| format!("`{url}` is not a URL: {error}"))?;
-        if !matches!(url.scheme(), "http" | "https") {
-            return Err(format!("`{url}`: only http and https URLs"));
-        }
-        let policy = Arc::new(policy);
-        let client = Client::builder()
-            .dns_resolver(Arc::new(Guarded(Arc::clone(&policy))))
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .build()
-            .map_err(|error| format!("cannot build an HTTP client: {error}"))?;
         Ok(WebhookChannel {
-            url,
+            endpoint: Endpoint::new(url, policy)?,
             style,
             console: None,
-            client,
-            policy,
             timeout: Duration::from_secs(10),
         })
     }
@@ -109,25 +91,10 @@ impl WebhookChannel {
 
     /// Posts the message announcing `request`.
     pub async fn announce(&self, request: &Request) -> Result<(), String> {
-        let host = self.url.host_str().unwrap_or_default();
-        // Names go through the guarded resolver; a literal address never reaches it.
-        if let Ok(address) = host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .parse::<IpAddr>()
-            && !self.policy.allows(host, address)
-        {
-            return Err(format!(
-                "`{host}` is an internal address; the approval webhook reaches it only when \
-                 allow-listed (`[http] allow = [\"{}\"]`)",
-                crate::address::allow_entry(host)
-            ));
-        }
         let response = self
-            .client
-            .post(self.url.clone())
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(self.message(request).to_string())
+            .endpoint
+            .post(self.message(request).to_string())
+            .map_err(|refusal| format!("the approval webhook: {refusal}"))?
             .timeout(self.timeout)
             .send()
             .await
