@@ -15,9 +15,11 @@
 #[path = "support/postgres.rs"]
 mod postgres;
 
-use std::io::{BufRead as _, BufReader, Write as _};
+#[path = "support/children.rs"]
+mod children;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -45,29 +47,14 @@ fn main() {
         return;
     }
     let server = Postgres::start();
-    check("the_state_machine_holds", || state_machine(&server));
-    check(
+    children::check("the_state_machine_holds", || state_machine(&server));
+    children::check(
         "a_call_asked_on_a_killed_replica_runs_once_on_another_woken_by_notify",
         || cross_replica(&server),
     );
-    check("approval_latency_answer_to_resumed_call", || {
+    children::check("approval_latency_answer_to_resumed_call", || {
         latency(&server);
     });
-}
-
-fn check(name: &str, test: impl FnOnce()) {
-    print!("test {name} ... ");
-    std::io::stdout().flush().unwrap();
-    test();
-    println!("ok");
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 /// A connection string for `database` on the test server.
@@ -80,7 +67,7 @@ fn connection(server: &Postgres, database: &str) -> String {
 }
 
 fn create_database(server: &Postgres, name: &str) {
-    runtime().block_on(async {
+    children::runtime().block_on(async {
         let admin = server.connect("postgres").await.unwrap();
         admin
             .client
@@ -113,7 +100,7 @@ fn yes(scope: Scope) -> Answering {
 
 fn state_machine(server: &Postgres) {
     create_database(server, "states");
-    runtime().block_on(async {
+    children::runtime().block_on(async {
         // Replicas starting together migrate once, without racing.
         let opened = futures_join((0..6).map(|_| {
             let connection = connection(server, "states");
@@ -274,7 +261,7 @@ where
 fn replica() {
     let marker = PathBuf::from(std::env::var_os(MARKER).unwrap());
     let timeout: u64 = std::env::var(TIMEOUT_MS).unwrap().parse().unwrap();
-    let ran = runtime().block_on(async {
+    let ran = children::runtime().block_on(async {
         let gate = ApprovalGate::open(&Approvals {
             tools: vec!["payments_*".into()],
             // The socket's directory from the environment, as a secret would be.
@@ -338,32 +325,6 @@ fn spawn_replica(server: &Postgres, marker: &Path, timeout: Duration) -> Child {
         .unwrap()
 }
 
-/// Waits for the replica to say it waits; the request id.
-fn asked(replica: &mut Child) -> i64 {
-    let line = BufReader::new(replica.stdout.as_mut().unwrap())
-        .lines()
-        .next()
-        .expect("the replica asks before anything else")
-        .unwrap();
-    line.strip_prefix("asked #")
-        .and_then(|id| id.parse().ok())
-        .unwrap_or_else(|| panic!("unexpected replica output: {line}"))
-}
-
-fn wait(mut child: Child, within: Duration) -> ExitStatus {
-    let deadline = Instant::now() + within;
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("the replica did not finish within {within:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 fn runs(marker: &Path) -> Vec<u128> {
     std::fs::read_to_string(marker)
         .map(|text| text.lines().map(|line| line.parse().unwrap()).collect())
@@ -376,19 +337,27 @@ fn cross_replica(server: &Postgres) {
 
     // 1. Replica A asks, and is killed while it waits.
     let mut a = spawn_replica(server, &marker, Duration::from_secs(120));
-    let id = asked(&mut a);
+    let id = children::asked(&mut a);
     a.kill().unwrap(); // SIGKILL
     a.wait().unwrap();
 
     // 2. Replicas B1 and B2 make the same call: both wait on A's request.
     let mut b1 = spawn_replica(server, &marker, Duration::from_secs(120));
     let mut b2 = spawn_replica(server, &marker, Duration::from_secs(120));
-    assert_eq!(asked(&mut b1), id, "B1 waits on the request A made");
-    assert_eq!(asked(&mut b2), id, "B2 waits on the request A made");
+    assert_eq!(
+        children::asked(&mut b1),
+        id,
+        "B1 waits on the request A made"
+    );
+    assert_eq!(
+        children::asked(&mut b2),
+        id,
+        "B2 waits on the request A made"
+    );
 
     // 3. A person answers from anywhere: here, `hooks-approve --store` in a
     //    terminal of its own.
-    runtime().block_on(async {
+    children::runtime().block_on(async {
         let person = PostgresStore::connect(&connection(server, "replicas"))
             .await
             .unwrap();
@@ -410,8 +379,8 @@ fn cross_replica(server: &Postgres) {
         format!("#{id} approved by alice")
     );
     let statuses = [
-        wait(b1, Duration::from_secs(30)),
-        wait(b2, Duration::from_secs(30)),
+        children::wait(&mut b1, Duration::from_secs(30)),
+        children::wait(&mut b2, Duration::from_secs(30)),
     ];
     let ran: Vec<u128> = runs(&marker);
     assert_eq!(ran.len(), 1, "the approved call ran exactly once: {ran:?}");
@@ -431,11 +400,14 @@ fn cross_replica(server: &Postgres) {
     );
 
     // 4. The same call again needs a new yes; nobody gives one.
-    let c = spawn_replica(server, &marker, Duration::from_millis(300));
-    assert_eq!(wait(c, Duration::from_secs(30)).code(), Some(DENIED));
+    let mut c = spawn_replica(server, &marker, Duration::from_millis(300));
+    assert_eq!(
+        children::wait(&mut c, Duration::from_secs(30)).code(),
+        Some(DENIED)
+    );
     assert_eq!(runs(&marker).len(), 1, "an approved call runs exactly once");
 
-    runtime().block_on(async {
+    children::runtime().block_on(async {
         let store = PostgresStore::connect(&connection(server, "replicas"))
             .await
             .unwrap();
@@ -453,7 +425,7 @@ fn cross_replica(server: &Postgres) {
 /// store, and the person's), `SAMPLES` times; prints p50 and p99.
 fn latency(server: &Postgres) -> (Duration, Duration) {
     create_database(server, "latency");
-    let mut samples = runtime().block_on(async {
+    let mut samples = children::runtime().block_on(async {
         let (asked_tx, asked_rx) = std::sync::mpsc::channel::<i64>();
         let asked_tx = Mutex::new(asked_tx);
         let store = PostgresStore::connect(&connection(server, "latency"))

@@ -7,9 +7,11 @@
 //! A program of its own (`harness = false`): the agent is this binary, run
 //! again, so no child entry point shows up as a passing test.
 
-use std::io::{BufRead as _, BufReader, Write as _};
+#[path = "support/children.rs"]
+mod children;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use hooks_core::prelude::*;
@@ -119,33 +121,6 @@ fn spawn_agent_with(
         .unwrap()
 }
 
-/// Waits for the agent to say it asked; the request id it stored.
-fn asked(agent: &mut Child) -> i64 {
-    let stdout = agent.stdout.as_mut().unwrap();
-    let line = BufReader::new(stdout)
-        .lines()
-        .next()
-        .expect("the agent asks before anything else")
-        .unwrap();
-    line.strip_prefix("asked #")
-        .and_then(|id| id.parse().ok())
-        .unwrap_or_else(|| panic!("unexpected agent output: {line}"))
-}
-
-fn wait(mut child: Child, within: Duration) -> ExitStatus {
-    let deadline = Instant::now() + within;
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the agent process did not finish"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 fn refunds(marker: &Path) -> usize {
     std::fs::read_to_string(marker).map_or(0, |text| text.lines().count())
 }
@@ -162,7 +137,7 @@ fn a_call_approved_while_its_process_was_down_runs_exactly_once() {
 
     // 1. The agent asks, and dies while waiting.
     let mut first = spawn_agent(&database, &marker, Duration::from_secs(60));
-    assert_eq!(asked(&mut first), 1);
+    assert_eq!(children::asked(&mut first), 1);
     first.kill().unwrap(); // SIGKILL
     first.wait().unwrap();
     assert_eq!(refunds(&marker), 0);
@@ -171,13 +146,16 @@ fn a_call_approved_while_its_process_was_down_runs_exactly_once() {
     approve_with_the_cli(&database, 1);
 
     // 3. A new agent process makes the same call: it runs, once.
-    let second = spawn_agent(&database, &marker, Duration::from_secs(60));
-    assert!(wait(second, Duration::from_secs(30)).success());
+    let mut second = spawn_agent(&database, &marker, Duration::from_secs(60));
+    assert!(children::wait(&mut second, Duration::from_secs(30)).success());
     assert_eq!(refunds(&marker), 1);
 
     // 4. Making it yet again needs a new yes; nobody gives one.
-    let third = spawn_agent(&database, &marker, Duration::from_millis(300));
-    assert_eq!(wait(third, Duration::from_secs(30)).code(), Some(DENIED));
+    let mut third = spawn_agent(&database, &marker, Duration::from_millis(300));
+    assert_eq!(
+        children::wait(&mut third, Duration::from_secs(30)).code(),
+        Some(DENIED)
+    );
     assert_eq!(refunds(&marker), 1, "an approved call runs exactly once");
 
     let store = Database::open(&database, Duration::from_secs(5)).unwrap();
@@ -214,7 +192,7 @@ fn an_answer_left_unused_too_long_is_not_used_after_a_restart() {
     // The agent asks and dies; a person approves; nobody comes back for it
     // until the answer is older than `answers_expire_after`.
     let mut first = spawn_agent_with(&database, &marker, Duration::from_secs(60), expire);
-    assert_eq!(asked(&mut first), 1);
+    assert_eq!(children::asked(&mut first), 1);
     first.kill().unwrap();
     first.wait().unwrap();
     approve_with_the_cli(&database, 1);
@@ -224,8 +202,11 @@ fn an_answer_left_unused_too_long_is_not_used_after_a_restart() {
     std::thread::sleep(expire.saturating_sub(answered.elapsed()) + Duration::from_millis(100));
 
     // The same call from a new process asks again, and nobody answers.
-    let second = spawn_agent_with(&database, &marker, Duration::from_millis(300), expire);
-    assert_eq!(wait(second, Duration::from_secs(30)).code(), Some(DENIED));
+    let mut second = spawn_agent_with(&database, &marker, Duration::from_millis(300), expire);
+    assert_eq!(
+        children::wait(&mut second, Duration::from_secs(30)).code(),
+        Some(DENIED)
+    );
     assert_eq!(refunds(&marker), 0, "a stale yes let the refund through");
 
     let store = Database::open(&database, Duration::from_secs(5)).unwrap();

@@ -14,6 +14,8 @@
 #[path = "support/postgres.rs"]
 mod postgres;
 
+#[path = "support/children.rs"]
+mod children;
 use std::collections::HashSet;
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::process::{Command, Stdio};
@@ -37,28 +39,13 @@ fn main() {
         return;
     }
     let server = Postgres::start();
-    check("eight_writers_write_exactly_80000_rows", || {
+    children::check("eight_writers_write_exactly_80000_rows", || {
         eight_writers(&server);
     });
-    check("a_writer_killed_loses_no_acknowledged_record", || {
+    children::check("a_writer_killed_loses_no_acknowledged_record", || {
         killed_writer(&server);
     });
-    check("the_config_opens_a_postgres_sink", || config(&server));
-}
-
-fn check(name: &str, test: impl FnOnce()) {
-    print!("test {name} ... ");
-    std::io::stdout().flush().unwrap();
-    test();
-    println!("ok");
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
+    children::check("the_config_opens_a_postgres_sink", || config(&server));
 }
 
 /// The connection string the writers get: the socket's directory comes from
@@ -78,7 +65,7 @@ fn writer(role: &str) {
         0 => u64::MAX,
         count => count,
     };
-    runtime().block_on(async {
+    children::runtime().block_on(async {
         let sink = PostgresSink::connect(&connection(database)).await.unwrap();
         let auditor = Arc::new(Auditor::new(sink));
         let session = Session::new("fleet").with_user("u");
@@ -126,7 +113,7 @@ fn spawn(server: &Postgres, role: &str, stdout: Stdio) -> std::process::Child {
 
 /// Creates `database`; the writers race to migrate it.
 fn create_database(server: &Postgres, database: &str) {
-    runtime().block_on(async {
+    children::runtime().block_on(async {
         let admin = server.connect("postgres").await.unwrap();
         admin
             .client
@@ -138,7 +125,7 @@ fn create_database(server: &Postgres, database: &str) {
 
 /// `(writer, i)` of every row.
 fn rows(server: &Postgres, database: &str) -> Vec<(i64, i64)> {
-    runtime().block_on(async {
+    children::runtime().block_on(async {
         let connection = server.connect(database).await.unwrap();
         connection
             .client
@@ -219,7 +206,7 @@ fn config(server: &Postgres) {
     ))
     .unwrap();
     let auditor = Auditor::from_config(table).unwrap();
-    runtime().block_on(async {
+    children::runtime().block_on(async {
         let session = Session::new("configured");
         let pre = PreToolUse::new(&session, "read_file", json!({"path": "a"}));
         auditor

@@ -13,11 +13,13 @@ mod chromium;
 #[path = "support/http.rs"]
 mod http;
 
+#[path = "support/children.rs"]
+mod children;
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hooks_core::prelude::*;
 use hooks_std::approval::{ApprovalGate, Approvals, Database, ScriptedChannel, Status};
@@ -203,7 +205,7 @@ fn a_click_on_approve_once_runs_the_waiting_call_once() {
             .read_line(&mut line)
             .unwrap();
         assert_eq!(line.trim(), "asked #1");
-        let agent = Running(agent);
+        let mut agent = Running(agent);
 
         // The request appears in the open page, which was not reloaded.
         browser
@@ -235,7 +237,7 @@ fn a_click_on_approve_once_runs_the_waiting_call_once() {
         browser
             .eval("document.querySelector('#request-1 button[value=once]').click(); true")
             .await;
-        let status = wait(agent, Duration::from_secs(60));
+        let status = children::wait(&mut agent.0, Duration::from_secs(60));
         assert!(status.success(), "the agent's call did not run: {status}");
         assert_eq!(refunds(&marker), 1, "an approved call runs exactly once");
 
@@ -310,18 +312,4 @@ fn forged_posts_are_refused(address: SocketAddr, database: &Path) {
     assert!(login.header("set-cookie").is_none());
     let store = Database::open(database, Duration::from_secs(5)).unwrap();
     assert_eq!(store.get(1).unwrap().unwrap().status, Status::Pending);
-}
-
-fn wait(mut child: Running, within: Duration) -> std::process::ExitStatus {
-    let deadline = Instant::now() + within;
-    loop {
-        if let Some(status) = child.0.try_wait().unwrap() {
-            return status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the agent process did not finish"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
