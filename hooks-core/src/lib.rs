@@ -87,6 +87,8 @@ mod event;
 mod matcher;
 mod name;
 mod session;
+// The tool catalog: facts about tools, below everything that reads them.
+mod catalog;
 // Folders, each depending only on those above it and on the leaves.
 pub mod context;
 mod dispatch;
@@ -97,6 +99,7 @@ mod verdict;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use catalog::{ArgFact, ArgRole, Fact, Source, ToolCatalog, ToolFacts, UnknownRole};
 pub use context::{CompactTrigger, Injection, RequestedCall, Role, ToolCall, ToolError};
 pub use dispatch::{RunError, ToolHandle, ToolRun};
 pub use event::{EventKind, OnError};

@@ -7,7 +7,7 @@ use std::path::Path;
 
 /// The units, lowest first: a unit may use only units before it.
 const LAYERS: &[&str] = &[
-    "event", "matcher", "name", "session", "verdict", "context", "registry", "dispatch",
+    "event", "matcher", "name", "session", "catalog", "verdict", "context", "registry", "dispatch",
 ];
 
 /// The unit a source file belongs to: its folder, or its own name.

@@ -353,3 +353,30 @@ fn the_new_events_and_guards_dispatch_without_allocating() {
     assert_eq!(allocations, 0, "dispatching the new events allocated");
     assert!(reply.rewrites().is_empty());
 }
+
+#[test]
+fn giving_a_call_its_tools_facts_allocates_nothing() {
+    let hooks = Hooks::builder()
+        .only(["alloc::sql_and_reads"])
+        .tools([hooks_core::ToolFacts::new("sql_query").only_reads()])
+        .build()
+        .unwrap();
+    let sql = hooks.tool("sql_query");
+    let session = Session::new("s");
+    let mut calls: Vec<PreToolUse> = (0..100)
+        .map(|_| PreToolUse::new(&session, "sql_query", json!({"query": "SELECT 1"})))
+        .collect();
+    let _ = block_on(sql.dispatch(&mut PreToolUse::new(&session, "sql_query", json!({}))));
+    let ((), allocations) = allocations_during(|| {
+        for (n, call) in calls.iter_mut().enumerate() {
+            let outcome = if n % 2 == 0 {
+                block_on(sql.dispatch(call))
+            } else {
+                block_on(hooks.dispatch(call))
+            };
+            assert!(outcome.is_continue());
+        }
+    });
+    assert_eq!(allocations, 0);
+    assert!(calls.iter().all(|call| call.facts().is_some()));
+}

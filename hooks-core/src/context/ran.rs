@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{PreToolUse, Rewrite};
+use crate::catalog::ToolFacts;
 use crate::verdict::{ApprovalRecord, Notes};
 
 /// The call a tool ran for.
@@ -28,6 +29,9 @@ pub(crate) struct Ran {
     /// What the pre-tool-use hooks did to this call, for audit.
     #[serde(skip)]
     pub(crate) before: Before,
+    /// What the dispatcher knows about the tool.
+    #[serde(skip)]
+    pub(crate) facts: Option<Arc<ToolFacts>>,
 }
 
 impl Ran {
@@ -38,6 +42,7 @@ impl Ran {
             args,
             duration: None,
             before: Before::default(),
+            facts: None,
         }
     }
 
@@ -46,6 +51,7 @@ impl Ran {
         Ran {
             call_id: pre.call_id_arc(),
             before: pre.before(),
+            facts: pre.facts_arc(),
             ..Ran::new(pre.tool_name(), pre.args().clone())
         }
     }
@@ -53,10 +59,11 @@ impl Ran {
     /// The same, taking `pre` apart rather than copying its arguments.
     pub(crate) fn from(pre: PreToolUse) -> Self {
         let before = pre.before();
-        let (tool, call_id) = (pre.tool_name(), pre.call_id_arc());
+        let (tool, call_id, facts) = (pre.tool_name(), pre.call_id_arc(), pre.facts_arc());
         Ran {
             call_id,
             before,
+            facts,
             ..Ran::new(tool, pre.into_args())
         }
     }
@@ -98,6 +105,26 @@ macro_rules! after_tool_use {
             pub fn with_duration(mut self, duration: std::time::Duration) -> Self {
                 self.ran.duration = Some(duration);
                 self
+            }
+
+            /// Sets what is known about the tool (see [`PreToolUse::with_facts`](crate::PreToolUse::with_facts)).
+            #[must_use]
+            pub fn with_facts(mut self, facts: std::sync::Arc<crate::catalog::ToolFacts>) -> Self {
+                self.ran.facts = Some(facts);
+                self
+            }
+
+            /// What the dispatcher's catalog knows about the tool, if anything.
+            #[inline]
+            pub fn facts(&self) -> Option<&crate::catalog::ToolFacts> {
+                self.ran.facts.as_deref()
+            }
+
+            #[inline]
+            pub(crate) fn facts_slot(
+                &mut self,
+            ) -> &mut Option<std::sync::Arc<crate::catalog::ToolFacts>> {
+                &mut self.ran.facts
             }
 
             /// The provider's id for this tool call, if the agent loop gave it.

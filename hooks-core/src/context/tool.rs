@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::fingerprint::Fingerprint;
 use super::ran::{Before, Ran};
 use super::{Rewritable, Saved, Trail, restored};
+use crate::catalog::ToolFacts;
 use crate::matcher::ToolCall;
 use crate::session::Session;
 
@@ -22,6 +23,8 @@ pub struct PreToolUse {
     call_id: Option<Arc<str>>,
     args: Value,
     #[serde(skip)]
+    pub(crate) facts: Option<Arc<ToolFacts>>,
+    #[serde(skip)]
     pub(crate) trail: Trail,
 }
 
@@ -33,8 +36,26 @@ impl PreToolUse {
             tool: tool.into(),
             call_id: None,
             args,
+            facts: None,
             trail: Trail::default(),
         }
+    }
+
+    /// Sets what is known about the tool, for a context dispatched by a
+    /// dispatcher that does not know it (one dispatcher's catalog is filled
+    /// in by dispatch, unless this was set).
+    #[must_use]
+    pub fn with_facts(mut self, facts: Arc<ToolFacts>) -> Self {
+        self.facts = Some(facts);
+        self
+    }
+
+    /// What the dispatcher's [`ToolCatalog`](crate::ToolCatalog) knows
+    /// about the tool: its effects, schema and argument roles, each with
+    /// where it came from. `None` for a tool nothing declared.
+    #[inline]
+    pub fn facts(&self) -> Option<&ToolFacts> {
+        self.facts.as_deref()
     }
 
     /// Sets the provider's id for this tool call (`toolu_…`, `call_…`): it
@@ -82,6 +103,15 @@ impl PreToolUse {
 
     pub(crate) fn call_id_arc(&self) -> Option<Arc<str>> {
         self.call_id.clone()
+    }
+
+    pub(crate) fn facts_arc(&self) -> Option<Arc<ToolFacts>> {
+        self.facts.clone()
+    }
+
+    #[inline]
+    pub(crate) fn facts_slot(&mut self) -> &mut Option<Arc<ToolFacts>> {
+        &mut self.facts
     }
 
     /// What the hooks did to this call, to carry into the context after it.

@@ -57,6 +57,26 @@ impl Hooks {
     }
 }
 
+/// Gives a tool event what the dispatcher's catalog knows about its tool,
+/// unless the context already has facts. Costs one load when the catalog is
+/// empty, one lookup otherwise.
+#[inline]
+pub(crate) fn attach_facts<C: Event>(hooks: &Hooks, ctx: &mut C) {
+    let catalog = &hooks.inner.catalog;
+    if catalog.is_empty() {
+        return;
+    }
+    let Some(call) = ctx.__tool_call() else {
+        return;
+    };
+    let facts = catalog.get(call.tool()).cloned();
+    if let Some(slot) = ctx.__facts_slot()
+        && slot.is_none()
+    {
+        *slot = facts;
+    }
+}
+
 /// Whether `C` is a stop event, where a denial keeps the agent going.
 #[inline]
 pub(crate) const fn is_stop<C: Event>() -> bool {

@@ -93,6 +93,7 @@ impl<C: Event> Future for Dispatch<'_, C> {
             return this.poll_on(cx);
         };
         ctx.__trail().set_budget(hooks.inner.injection_budget);
+        super::attach_facts(hooks, ctx);
         // A span costs more than a small hook even when nobody listens: ask
         // once whether anyone does (one relaxed load).
         let traced = tracing::level_enabled!(tracing::Level::DEBUG);

@@ -1,6 +1,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use crate::catalog::{ToolCatalog, ToolFacts};
 use crate::context::DEFAULT_INJECTION_BUDGET;
 
 /// How many times in a row stop hooks may keep an agent going, unless the builder says otherwise.
@@ -55,6 +56,7 @@ pub struct HooksBuilder {
     stop_denial_cap: u32,
     shadow_groups: BTreeSet<String>,
     tools: Option<Vec<String>>,
+    facts: Vec<ToolFacts>,
     states: StateMap,
     skipped: Vec<String>,
 }
@@ -76,6 +78,7 @@ impl Hooks {
             stop_denial_cap: DEFAULT_STOP_DENIAL_CAP,
             shadow_groups: BTreeSet::new(),
             tools: None,
+            facts: Vec::new(),
             states: StateMap::default(),
             skipped: Vec::new(),
         }
@@ -301,13 +304,18 @@ impl HooksBuilder {
         self
     }
 
-    /// Tells the dispatcher the agent's tools: a tool hook whose pattern
-    /// matches none of them is then a start-up error naming the hook (with
-    /// the tool it most likely meant), not a guard that silently never runs;
-    /// and [`describe`](Hooks::describe) lists, for each tool, the hooks on it.
+    /// Tells the dispatcher the agent's tools, and what is known about them.
+    ///
+    /// A tool hook whose pattern matches none of them is then a start-up
+    /// error naming the hook (with the tool it most likely meant), not a
+    /// guard that silently never runs; and [`describe`](Hooks::describe)
+    /// lists, for each tool, the hooks on it. Each tool is a name or a
+    /// [`ToolFacts`] (its effects, schema, argument roles), which goes into
+    /// the dispatcher's [`ToolCatalog`] for guards to read.
     ///
     /// ```
     /// use hooks_core::prelude::*;
+    /// use hooks_core::{ArgRole, ToolFacts};
     ///
     /// let error = Hooks::builder()
     ///     .without_linked()
@@ -316,11 +324,33 @@ impl HooksBuilder {
     ///     .build()
     ///     .unwrap_err();
     /// assert!(error.to_string().contains("did you mean `sql_query`?"));
+    ///
+    /// let hooks = Hooks::builder()
+    ///     .without_linked()
+    ///     .tools([
+    ///         ToolFacts::new("sql_query").arg("query", ArgRole::Sql),
+    ///         ToolFacts::new("read_file").only_reads(),
+    ///     ])
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(hooks.catalog().len(), 2);
     /// ```
-    pub fn tools<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tools: I) -> Self {
-        self.tools
-            .get_or_insert_with(Vec::new)
-            .extend(tools.into_iter().map(Into::into));
+    pub fn tools<I: IntoIterator<Item = T>, T: Into<ToolFacts>>(mut self, tools: I) -> Self {
+        let names = self.tools.get_or_insert_with(Vec::new);
+        for tool in tools {
+            let tool = tool.into();
+            names.push(tool.name().to_owned());
+            self.facts.push(tool);
+        }
+        self
+    }
+
+    /// Adds facts about tools to the dispatcher's [`ToolCatalog`] without
+    /// saying they are all the agent's tools: facts an integration knows
+    /// (a host's built-in tools, say) while other tools may come and go.
+    /// Unlike [`tools`](Self::tools), hook patterns are not checked against them.
+    pub fn tool_facts<I: IntoIterator<Item = T>, T: Into<ToolFacts>>(mut self, tools: I) -> Self {
+        self.facts.extend(tools.into_iter().map(Into::into));
         self
     }
 
@@ -362,6 +392,8 @@ impl HooksBuilder {
         if let Some(tools) = &self.tools {
             problems.extend(unmatched(&tables, tools));
         }
+        let catalog = Arc::new(ToolCatalog::new(std::mem::take(&mut self.facts)));
+        self.states.insert(Arc::clone(&catalog));
         let mut resolve = Resolve {
             states: &mut self.states,
             problems: &mut problems,
@@ -378,6 +410,7 @@ impl HooksBuilder {
                 injection_budget: self.injection_budget,
                 stop_denial_cap: self.stop_denial_cap,
                 tools: self.tools.unwrap_or_default(),
+                catalog,
                 states: self.states,
                 skipped: self.skipped,
             }),

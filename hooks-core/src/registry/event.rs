@@ -64,6 +64,11 @@ pub trait Event: Serialize + Send + Sync + Sized + 'static + sealed::Sealed {
     fn __tool_call(&self) -> Option<ToolCall<'_>> {
         None
     }
+    /// Where a tool event keeps what the catalog knows about its tool.
+    #[doc(hidden)]
+    fn __facts_slot(&mut self) -> Option<&mut Option<std::sync::Arc<crate::catalog::ToolFacts>>> {
+        None
+    }
     /// The provider's id for the tool call (tool events), shared, for the outcome.
     #[doc(hidden)]
     fn __call_id(&self) -> Option<std::sync::Arc<str>> {
@@ -212,6 +217,13 @@ macro_rules! tool_call {
         #[inline]
         fn __call_id(&self) -> Option<std::sync::Arc<str>> {
             self.call_id_arc()
+        }
+
+        #[inline]
+        fn __facts_slot(
+            &mut self,
+        ) -> Option<&mut Option<std::sync::Arc<crate::catalog::ToolFacts>>> {
+            Some(self.facts_slot())
         }
     };
 }

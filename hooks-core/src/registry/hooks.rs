@@ -1,5 +1,6 @@
 use std::sync::Arc;
 
+use crate::catalog::ToolCatalog;
 use crate::registry::describe::Description;
 use crate::registry::event::Event;
 use crate::registry::state::{StateMap, StateValue};
@@ -46,6 +47,8 @@ pub(crate) struct Inner {
     pub(crate) stop_denial_cap: u32,
     /// The agent's tools, if the builder was told them.
     pub(crate) tools: Vec<String>,
+    /// What is known about the tools (also in `states`, for hooks to read).
+    pub(crate) catalog: Arc<ToolCatalog>,
     pub(crate) states: StateMap,
     /// What configurations asked for and this dispatcher left out (`file:line: what`).
     pub(crate) skipped: Vec<String>,
@@ -55,6 +58,11 @@ impl Hooks {
     /// Lists the hooks of this dispatcher, in dispatch order.
     pub fn describe(&self) -> Description {
         Description::of(&self.inner.tables, &self.inner.tools, &self.inner.skipped)
+    }
+
+    /// What this dispatcher knows about its tools.
+    pub fn catalog(&self) -> &ToolCatalog {
+        &self.inner.catalog
     }
 
     /// How many hooks this dispatcher runs on `C`'s event (before matching).
