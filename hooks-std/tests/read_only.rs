@@ -50,9 +50,10 @@ fn off_by_default_and_on_from_each_source() {
     let outcome = decide(&frozen, "write_file", json!({"path": "a"}));
     assert_eq!(
         reason(&outcome),
-        "read-only mode is on (session metadata `read_only` is true): `write_file` writes \
-         (it matches `*write*`). Only reading tools and read-only SQL (SELECT, SHOW, EXPLAIN) \
-         work until an administrator lifts read-only mode"
+        "read-only mode is on (session metadata `read_only` is true): nothing declares what \
+         `write_file` does, and its name has the word `write`, so it may write. Only reading \
+         tools and read-only SQL (SELECT, SHOW, EXPLAIN) work until an administrator lifts \
+         read-only mode"
     );
     let thawed = Session::new("s").with_metadata("read_only", false);
     assert!(decide(&thawed, "write_file", json!({})).is_continue());
@@ -87,7 +88,7 @@ fn an_unknown_state_fails_closed() {
 }
 
 #[test]
-fn reads_pass_and_default_write_patterns_are_denied() {
+fn reads_pass_and_default_write_words_are_denied() {
     let frozen = Session::new("s").with_metadata("read_only", true);
     for tool in [
         "read_file",
@@ -132,10 +133,8 @@ fn sql_is_judged_by_its_statement() {
         reason(&sql(json!("SELECT 'unclosed")))
             .contains("cannot be parsed (unterminated string literal")
     );
-    // Malformed arguments: SQL that is not text cannot be checked.
-    assert!(
-        reason(&sql(json!(42))).contains("`sql_query` has a `query` argument that is not text")
-    );
+    // No text under the key: no SQL, and nothing else says `sql_query` reads.
+    assert!(reason(&sql(json!(42))).contains("`sql_query` is not known to only read"));
     assert!(decide(&frozen, "sql_execute", json!({})).is_denied());
     assert!(decide(&frozen, "sql_execute", json!({"sql": "SELECT 1"})).is_continue());
 }
@@ -171,10 +170,12 @@ fn explicit_lists_and_a_custom_metadata_key() {
     assert!(preview.is_continue(), "read_tools wins");
     assert!(rm.is_denied());
     assert!(
-        reason(&ls).contains("`Bash` is not known to only read"),
-        "`Bash` is no longer in write_tools, and unknown tools are denied"
+        reason(&ls).contains("its name has the word `bash`"),
+        "a shell writes, whatever `write_tools` says"
     );
-    assert!(ls_allowed.is_continue(), "unless unknown tools are allowed");
+    assert!(ls_allowed.is_denied(), "a writing word is no unknown tool");
+    let unknown = decide_by(&lenient, &frozen, "frobnicate", json!({}));
+    assert!(unknown.is_continue(), "unless unknown tools are allowed");
     assert!(old_key.is_continue(), "the metadata key moved");
 }
 
@@ -196,7 +197,7 @@ fn bad_configuration_is_refused() {
 }
 
 #[test]
-fn tool_names_match_without_case_and_inside_mcp_names() {
+fn tool_names_are_words_in_any_case_after_the_namespace() {
     let frozen = Session::new("s").with_metadata("read_only", true);
     for tool in [
         "mcp__filesystem__write_file",
@@ -220,8 +221,8 @@ fn tool_names_match_without_case_and_inside_mcp_names() {
     }
     let unknown = decide(&frozen, "frobnicate", json!({}));
     assert!(reason(&unknown).contains("`frobnicate` is not known to only read"));
-    // A write pattern wins over a read one: `*get*` is in `target_delete`.
-    assert!(decide(&frozen, "target_delete", json!({})).is_denied());
+    // A writing word wins over a reading one.
+    assert!(decide(&frozen, "get_and_delete", json!({})).is_denied());
 }
 
 #[test]
@@ -247,17 +248,20 @@ fn every_sql_argument_is_judged_whatever_the_tool() {
         json!({"query": "SELECT 1", "statement": "TRUNCATE orders"}),
     );
     assert!(reason(&second).contains("SQL (`statement`)"));
-    for not_text in [
-        json!(null),
-        json!({"text": "SELECT 1"}),
-        json!(["SELECT 1"]),
+    // Every string under a SQL key is judged; other values hold no SQL.
+    for (sql, reads) in [
+        (json!(null), true),
+        (json!({"text": "SELECT 1"}), true),
+        (json!(["SELECT 1"]), true),
+        (json!({"text": "DELETE FROM t"}), false),
+        (json!(["SELECT 1", {"then": "DROP TABLE t"}]), false),
     ] {
         let outcome = decide(
             &frozen,
             "run_query",
-            json!({"query": "SELECT 1", "sql": not_text}),
+            json!({"query": "SELECT 1", "sql": sql}),
         );
-        assert!(reason(&outcome).contains("a `sql` argument that is not text"));
+        assert_eq!(outcome.is_continue(), reads, "{sql}");
     }
     // The name decides first: a write tool does not pass by carrying a read.
     let named = decide(
@@ -265,30 +269,19 @@ fn every_sql_argument_is_judged_whatever_the_tool() {
         "delete_rows",
         json!({"query": "SELECT id FROM orders"}),
     );
-    assert!(reason(&named).contains("`delete_rows` writes (it matches `*delete*`)"));
-    // A search's `query` is not SQL, in tools said to be free of it.
+    assert!(reason(&named).contains("`delete_rows` does, and its name has the word `delete`"));
+    // Prose under `query` is a search, not SQL.
     assert!(decide(&frozen, "WebSearch", json!({"query": "rust lifetimes"})).is_continue());
     let search = decide(
         &frozen,
         "mcp__brave__search",
-        json!({"query": "rust lifetimes"}),
-    );
-    assert!(reason(&search).contains("it cannot be parsed"));
-    let configured = guarded_by(policy(ReadOnly {
-        sql_free_tools: vec!["*search*".into()],
-        ..ReadOnly::default()
-    }));
-    let search = decide_by(
-        &configured,
-        &frozen,
-        "mcp__brave__search",
-        json!({"query": "rust"}),
+        json!({"query": "how to delete a git branch"}),
     );
     assert!(search.is_continue());
     // A `*query*` tool without SQL is not known to read.
     assert!(decide(&frozen, "run_query", json!({"q": "SELECT 1"})).is_denied());
     let custom = guarded_by(policy(ReadOnly {
-        sql_args: vec!["q".into()],
+        sql_keys: vec!["q".into()],
         ..ReadOnly::default()
     }));
     assert!(decide_by(&custom, &frozen, "run_query", json!({"q": "SELECT 1"})).is_continue());
@@ -349,7 +342,11 @@ fn dialects_and_functions_are_per_tool() {
 
     let trunc = "SELECT date_trunc('day', created_at) FROM orders";
     assert!(run("mcp__pg__query", trunc).is_continue());
-    assert!(reason(&run("run_query", trunc)).contains("it calls `date_trunc`"));
+    assert!(
+        run("run_query", trunc).is_continue(),
+        "with no dialect, a function one of the common databases lists"
+    );
+    assert!(reason(&run("mcp__mysql__query", trunc)).contains("it calls `date_trunc`"));
     let similar = "SELECT similarity(name, 'x') FROM customers";
     assert!(run("mcp__pg__query", similar).is_continue());
     assert!(run("mcp__mysql__query", similar).is_denied());
@@ -361,7 +358,7 @@ fn the_table_of_a_config_file_is_read_with_its_defaults() {
         r#"
         enabled = true
         unknown_tools = "allow"
-        sql_args = ["sql"]
+        sql_keys = ["sql"]
         read_tools = ["fetch_*"]
 
         [[dialects]]
@@ -417,8 +414,8 @@ fn deep_statements_are_judged_on_a_small_stack() {
         .unwrap();
     assert!(matches!(judged.0, Decision::Continue));
     assert!(
-        matches!(judged.1, Decision::Deny(_)),
-        "subscripts are not every dialect's"
+        matches!(judged.1, Decision::Continue),
+        "subscripts, which PostgreSQL reads"
     );
     for judged in [judged.2, judged.3, judged.4] {
         match judged {

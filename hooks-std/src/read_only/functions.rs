@@ -227,6 +227,30 @@ const POSTGRES: &[&str] = &[
     "trunc",
     "unnest",
     "width_bucket",
+    // What the server and its catalogs say: sizes, settings, definitions.
+    "col_description",
+    "current_database",
+    "current_schema",
+    "current_schemas",
+    "current_setting",
+    "format_type",
+    "has_schema_privilege",
+    "has_table_privilege",
+    "obj_description",
+    "pg_column_size",
+    "pg_database_size",
+    "pg_get_constraintdef",
+    "pg_get_indexdef",
+    "pg_get_viewdef",
+    "pg_indexes_size",
+    "pg_is_in_recovery",
+    "pg_postmaster_start_time",
+    "pg_relation_size",
+    "pg_size_pretty",
+    "pg_table_size",
+    "pg_total_relation_size",
+    "to_regclass",
+    "version",
 ];
 
 const MYSQL: &[&str] = &[
@@ -551,6 +575,14 @@ impl AllowedFunctions {
             }
         }
         Ok(allowed)
+    }
+
+    /// Whether `name` only reads in one of `dialects`: text judged in
+    /// several dialects at once (no dialect configured) runs on one of
+    /// their databases, where a function of another is no built-in at all
+    /// (calling it fails).
+    pub(crate) fn allows_in_any(&self, dialects: &[Dialect], name: &str) -> bool {
+        dialects.iter().any(|&dialect| self.allows(dialect, name))
     }
 
     /// Whether `name` (lowercase, parts joined by `.`) only reads in `dialect`.

@@ -76,6 +76,30 @@ fn is_ambiguous(c: char) -> bool {
     }
 }
 
+/// Refuses symbols outside ASCII anywhere but inside quotes and comments
+/// (letters such as `é` are letters everywhere): databases disagree on
+/// which of them may be part of a name (MySQL reads `1；` as one name,
+/// PostgreSQL as `1` and then a name), so text judged in several dialects
+/// at once could split into other statements where it runs.
+pub(crate) fn check_unquoted_ascii(tokens: &[TokenWithSpan]) -> Result<(), Why> {
+    let symbol = |c: char| !c.is_ascii() && !c.is_alphanumeric();
+    for token in tokens {
+        let unquoted = match &token.token {
+            Token::Word(word) => word.quote_style.is_none() && word.value.contains(symbol),
+            Token::Number(number, _) => number.contains(symbol),
+            Token::Char(c) => symbol(*c),
+            Token::Placeholder(name) => name.contains(symbol),
+            _ => false,
+        };
+        if unquoted {
+            return Err(Why::UnquotedNonAscii {
+                at: token.span.start,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Refuses comments and quoted text whose end databases disagree on, and too many tokens.
 pub(crate) fn check_tokens(
     sql: &str,

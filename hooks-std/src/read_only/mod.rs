@@ -9,32 +9,51 @@
 //! - the session: metadata `read_only` (the key is [`ReadOnly::metadata_key`])
 //!   is `true`; a value that is not a boolean (`"yes"`, `null`) turns it on too.
 //!
-//! While it is on, each call is judged in this order (tool names and patterns
-//! compared in lowercase):
+//! While it is on, each call is judged from what is *known* about the tool —
+//! the dispatcher's [`ToolCatalog`](hooks_core::ToolCatalog), filled from
+//! where the tool is defined (an MCP server's annotations, a rig definition,
+//! Claude Code's own tools, `.tools(..)`, `[tools.NAME]`) — and only then
+//! from guesses, which may refuse what a fact would allow but never allow
+//! what a fact refuses:
 //!
-//! 1. a tool matching [`ReadOnly::write_tools`] (`*write*`, `*delete*`,
-//!    `*update*`, `Bash`, ...) is denied, whatever it carries;
-//! 2. a call carrying SQL — any argument named in [`ReadOnly::sql_args`]
-//!    (`query`, `sql`, `statement`), whatever the tool is called — runs only if
-//!    every such argument is text that only reads. Tools whose arguments are
-//!    never SQL ([`ReadOnly::sql_free_tools`]: `WebSearch`, `Grep`, ...) skip
-//!    this step: their `query` is a search;
-//! 3. a tool matching [`ReadOnly::read_tools`] (`*read*`, `*get*`, `*list*`,
-//!    `*search*`, `Grep`, `WebFetch`, ...) runs;
-//! 4. any other tool follows [`ReadOnly::unknown_tools`]: denied by default.
+//! 1. every argument the catalog declares as SQL ([`ArgRole::Sql`](hooks_core::ArgRole))
+//!    is judged, every string in it, strictly;
+//! 2. a tool matching [`ReadOnly::write_tools`], declared destructive, or
+//!    declared to write (by any source) is denied;
+//! 3. a tool declared to only read — by a trusted source: not the
+//!    annotations of an MCP server nobody said to trust — runs without its
+//!    other arguments being judged, and so does one matching
+//!    [`ReadOnly::read_tools`], or one whose declared SQL only reads;
+//! 4. for a tool nothing declares: a writing word in its name
+//!    ([`ReadOnly::write_words`]: `git_add`, `WriteFile`; words are whole, so
+//!    `reply_to_thread` holds no `read`, and the namespace before the last
+//!    `__` is left out, so `repo-reader__git_add` is `git_add`) denies;
+//!    then every string under an argument key that names SQL
+//!    ([`ReadOnly::sql_keys`]: `query`, `Query`, `sql_query`,
+//!    `params.query`, `queries[1]`, at any depth) must be SQL that only
+//!    reads, or prose (text no dialect reads that starts with no
+//!    statement word: a search); then SQL that only reads, or a reading
+//!    word in the name ([`ReadOnly::read_words`]: `git_status`,
+//!    `directory_tree`), lets it run;
+//! 5. anything else follows [`ReadOnly::unknown_tools`]: denied by default,
+//!    with a message saying how to declare the tool.
 //!
 //! # What counts as SQL that only reads
 //!
 //! SQL is parsed with [`sqlparser`], in the dialect [`ReadOnly::dialects`]
 //! gives the tool, or — when none is given — in each common dialect
-//! (generic, postgres, mysql, sqlite, mssql), which must all parse it and
-//! agree. Text passes only if:
+//! (generic, postgres, mysql, sqlite, mssql) at once: every dialect whose
+//! parser reads it must agree that it only reads, and at least one must
+//! read it (a database whose grammar lacks a construct, like MySQL's lack
+//! of `interval '7 days'`, refuses the text); a function passes if one of
+//! those databases lists it. Text passes only if:
 //!
 //! - it holds one or more statements, each a query (`SELECT`, `VALUES`,
-//!   `WITH ... SELECT`), `EXPLAIN` of one (with `ANALYZE` too: the query is
-//!   what runs), `SHOW ...` or `DESCRIBE`. Any other statement — or one the
-//!   parser does not know — is a write; several statements pass only if
-//!   every one reads;
+//!   `WITH ... SELECT`, `TABLE t`), `EXPLAIN` of one (with `ANALYZE` too: the
+//!   query is what runs), `SHOW ...`, `DESCRIBE`, or a SQLite/DuckDB `PRAGMA`
+//!   that only reports (`table_info(t)`, `index_list(t)`, `table_list`, ...,
+//!   never with `=`). Any other statement — or one the parser does not know —
+//!   is a write; several statements pass only if every one reads;
 //! - no part of any statement writes or locks: no data-modifying CTE
 //!   (`WITH x AS (DELETE ...)`), no `SELECT ... INTO` (nor `SELECT INTO t`,
 //!   which the parser would read as a column named `INTO`: a word PostgreSQL
@@ -54,11 +73,14 @@
 //!   comment; no `--` or `/*` glued to an operator (`#--` is an operator and
 //!   a comment to PostgreSQL); no backslash before a quote inside quotes
 //!   (double the quote instead); no `]]` inside `[brackets]`; `$$` strings
-//!   only in dialects that have them;
+//!   only in dialects that have them; with no dialect configured, no symbol
+//!   outside ASCII outside quotes (`1；` is a name to MySQL);
 //! - it has at most 10,000 words and symbols, and 1 MiB.
 //!
-//! Text that cannot be parsed counts as a write, and so does a SQL argument
-//! that is not a string.
+//! Text that cannot be parsed counts as a write — unless it sits under a key
+//! only guessed to hold SQL and reads as prose. Values that are not strings
+//! (numbers, `null`) hold no SQL; every string inside an array or object
+//! under a SQL key is judged.
 //!
 //! ```
 //! use hooks_core::prelude::*;
@@ -88,11 +110,13 @@
 //! let outcome = hooks.dispatch(&mut remote).await;
 //! assert!(outcome.denial().unwrap().reason().contains("it calls `dblink`"));
 //!
-//! // Tools without SQL: by name.
+//! // Tools nothing declares: by the words of their names.
 //! let mut write = PreToolUse::new(&frozen, "mcp__fs__write_file", json!({"path": "a"}));
 //! assert!(hooks.dispatch(&mut write).await.is_denied());
 //! let mut grep = PreToolUse::new(&frozen, "Grep", json!({"pattern": "TODO"}));
 //! assert!(hooks.dispatch(&mut grep).await.is_continue());
+//! let mut reply = PreToolUse::new(&frozen, "reply_to_thread", json!({}));
+//! assert!(hooks.dispatch(&mut reply).await.is_denied()); // `thread` is no `read`
 //!
 //! // This dispatcher's switch: every session, from now on.
 //! hooks.state::<ReadOnlyGuard>().unwrap().set_enabled(true);
@@ -110,16 +134,21 @@
 //!
 //! Judging a call without SQL allocates nothing unless it denies; parsing SQL allocates.
 
+mod arguments;
 mod config;
 mod dialect;
+mod forms;
 mod functions;
 mod guard;
 mod lexical;
 mod sql;
 mod tools;
 mod tree;
+mod words;
 
-pub use config::{ReadOnly, ToolDialect, UnknownTools};
+pub use config::{
+    DEFAULT_READ_WORDS, DEFAULT_SQL_KEYS, DEFAULT_WRITE_WORDS, ReadOnly, ToolDialect, UnknownTools,
+};
 pub use guard::ReadOnlyGuard;
 
 use hooks_core::prelude::*;
@@ -169,10 +198,21 @@ mod tests {
             "{error}"
         );
         let error = refused(ReadOnly {
-            sql_args: vec!["query".into(), String::new()],
+            sql_keys: vec!["query".into(), String::new()],
             ..ReadOnly::default()
         });
-        assert!(error.contains("`sql_args`: entry 2 is empty"), "{error}");
+        assert!(
+            error.contains("`sql_keys`: entry 2 (\"\") is not a word"),
+            "{error}"
+        );
+        let error = refused(ReadOnly {
+            read_words: vec!["Status".into()],
+            ..ReadOnly::default()
+        });
+        assert!(
+            error.contains("`read_words`: entry 1 (\"Status\") is not a word: write lowercase"),
+            "{error}"
+        );
         let error = refused(ReadOnly {
             metadata_key: String::new(),
             ..ReadOnly::default()

@@ -13,7 +13,7 @@ use sqlparser::tokenizer::{Location, Tokenizer};
 
 use super::dialect::Dialect;
 use super::functions::AllowedFunctions;
-use super::{lexical, tree};
+use super::{forms, lexical, tree};
 
 /// Why SQL text does not count as read-only, and in which dialect.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,6 +21,13 @@ pub(crate) struct Refusal {
     /// `None` when no dialect was involved (characters, for instance).
     pub(crate) dialect: Option<Dialect>,
     pub(crate) why: Why,
+}
+
+impl Refusal {
+    /// Whether no dialect could read the text at all.
+    pub(crate) fn is_unread(&self) -> bool {
+        matches!(self.why, Why::Unparsable(_))
+    }
 }
 
 /// What makes SQL text a write (or impossible to check).
@@ -58,6 +65,9 @@ pub(crate) enum Why {
     HiddenComment {
         at: Location,
     },
+    UnquotedNonAscii {
+        at: Location,
+    },
     Unlocated {
         at: Location,
     },
@@ -70,7 +80,14 @@ pub(crate) enum Why {
     Construct(&'static str),
 }
 
-/// `Ok` if `sql` only reads in every one of `dialects`.
+/// `Ok` if `sql` only reads in `dialects`.
+///
+/// One dialect (configured for the tool) must parse the text. Several (none
+/// configured) judge it together: each reads it by its own rules, and any
+/// refusal refuses; a dialect whose parser cannot read it is left out, as its
+/// database's grammar lacks what the text says (MySQL has no `interval '7
+/// days'`), but at least one must read it. Characters and tokens databases
+/// read differently are refused in every dialect either way.
 pub(crate) fn judge(
     sql: &str,
     dialects: &[Dialect],
@@ -80,29 +97,67 @@ pub(crate) fn judge(
     // Parsing, walking and dropping a tree recurse once per level: give them
     // room whatever stack the caller runs on (`lexical::MAX_TOKENS` bounds the depth).
     stacker::maybe_grow(1536 * 1024, 8 * 1024 * 1024, || {
-        dialects.iter().try_for_each(|&dialect| {
-            judge_in(sql, dialect, functions).map_err(|why| Refusal {
-                dialect: Some(dialect),
-                why,
-            })
-        })
+        let mut unread = None;
+        let mut read = false;
+        for &dialect in dialects {
+            match judge_in(sql, dialect, dialects, functions) {
+                Ok(()) => read = true,
+                Err(Judged::Unread(why)) if dialects.len() > 1 => {
+                    unread.get_or_insert(Refusal {
+                        dialect: Some(dialect),
+                        why,
+                    });
+                }
+                Err(Judged::Unread(why) | Judged::Refused(why)) => {
+                    return Err(Refusal {
+                        dialect: Some(dialect),
+                        why,
+                    });
+                }
+            }
+        }
+        match unread {
+            Some(refusal) if !read => Err(refusal),
+            _ => Ok(()),
+        }
     })
 }
 
-fn judge_in(sql: &str, dialect: Dialect, functions: &AllowedFunctions) -> Result<(), Why> {
+/// Why one dialect did not pass the text.
+enum Judged {
+    /// Its tokenizer or parser could not read it.
+    Unread(Why),
+    /// It read it, and found something that is not known to only read.
+    Refused(Why),
+}
+
+fn judge_in(
+    sql: &str,
+    dialect: Dialect,
+    scope: &[Dialect],
+    functions: &AllowedFunctions,
+) -> Result<(), Judged> {
     let rules = dialect.rules();
     let tokens = Tokenizer::new(rules, sql)
         .tokenize_with_location()
-        .map_err(|error| Why::Unparsable(parse_problem(&error.message, Some(error.location))))?;
-    lexical::check_tokens(sql, &tokens, dialect)?;
-    let statements = Parser::new(rules)
-        .with_tokens_with_locations(tokens)
-        .parse_statements()
-        .map_err(|error| Why::Unparsable(parser_problem(&error)))?;
-    if statements.is_empty() {
-        return Err(Why::Empty);
+        .map_err(|error| {
+            Judged::Unread(Why::Unparsable(parse_problem(
+                &error.message,
+                Some(error.location),
+            )))
+        })?;
+    lexical::check_tokens(sql, &tokens, dialect).map_err(Judged::Refused)?;
+    if scope.len() > 1 {
+        lexical::check_unquoted_ascii(&tokens).map_err(Judged::Refused)?;
     }
-    tree::check(&statements, dialect, functions)
+    let statements = Parser::new(rules)
+        .with_tokens_with_locations(forms::standard(tokens))
+        .parse_statements()
+        .map_err(|error| Judged::Unread(Why::Unparsable(parser_problem(&error))))?;
+    if statements.is_empty() {
+        return Err(Judged::Refused(Why::Empty));
+    }
+    tree::check(&statements, dialect, scope, functions).map_err(Judged::Refused)
 }
 
 fn parser_problem(error: &ParserError) -> String {
@@ -156,6 +211,7 @@ impl fmt::Display for Refusal {
 }
 
 impl fmt::Display for Why {
+    #[allow(clippy::too_many_lines)] // one arm per refusal, each its own sentence
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let at = |f: &mut fmt::Formatter<'_>, at: &Location| {
             write!(f, " (line {}, column {})", at.line, at.column)
@@ -190,6 +246,14 @@ impl fmt::Display for Why {
                 f.write_str(
                     "a `--` comment holds a carriage return, vertical tab or form feed, \
                      which ends it in some databases and not in others",
+                )?;
+                at(f, location)
+            }
+            Why::UnquotedNonAscii { at: location } => {
+                f.write_str(
+                    "it has a symbol outside ASCII outside quotes: databases disagree on \
+                     which such symbols belong to a name (quote the name, or configure the \
+                     tool's dialect)",
                 )?;
                 at(f, location)
             }
@@ -236,8 +300,8 @@ impl fmt::Display for Why {
             }
             Why::Statement(kind) => write!(
                 f,
-                "it runs a `{kind}` statement; only queries, EXPLAIN of a query, SHOW and \
-                 DESCRIBE read"
+                "it runs a `{kind}` statement; only queries, EXPLAIN of a query, SHOW, \
+                 DESCRIBE and reporting PRAGMAs read"
             ),
             Why::ReservedName(word) => write!(
                 f,

@@ -18,13 +18,19 @@ use super::dialect::Dialect;
 use super::functions::AllowedFunctions;
 use super::sql::Why;
 
-/// `Ok` if every statement only reads.
+/// `Ok` if every statement only reads. `scope`: the dialects whose
+/// databases may run the text (a function passes if one of them lists it).
 pub(crate) fn check(
     statements: &[Statement],
     dialect: Dialect,
+    scope: &[Dialect],
     functions: &AllowedFunctions,
 ) -> Result<(), Why> {
-    let mut judge = Judge { dialect, functions };
+    let mut judge = Judge {
+        dialect,
+        scope,
+        functions,
+    };
     for statement in statements {
         if let ControlFlow::Break(why) = statement.visit(&mut judge) {
             return Err(why);
@@ -33,8 +39,74 @@ pub(crate) fn check(
     Ok(())
 }
 
+/// `SQLite` and `DuckDB` pragmas that only report, given a table or index name.
+const PRAGMAS_OF_A_NAME: &[&str] = &[
+    "foreign_key_check",
+    "foreign_key_list",
+    "index_info",
+    "index_list",
+    "index_xinfo",
+    "integrity_check",
+    "quick_check",
+    "show",
+    "storage_info",
+    "table_info",
+    "table_list",
+    "table_xinfo",
+];
+
+/// Pragmas that only report when given nothing (with a value, many set).
+const PRAGMAS_ALONE: &[&str] = &[
+    "application_id",
+    "collation_list",
+    "compile_options",
+    "data_version",
+    "database_list",
+    "database_size",
+    "encoding",
+    "foreign_key_check",
+    "foreign_key_list",
+    "foreign_keys",
+    "freelist_count",
+    "function_list",
+    "integrity_check",
+    "journal_mode",
+    "module_list",
+    "page_count",
+    "page_size",
+    "platform",
+    "pragma_list",
+    "quick_check",
+    "schema_version",
+    "show_tables",
+    "show_tables_expanded",
+    "table_list",
+    "user_version",
+    "version",
+];
+
+/// Whether `PRAGMA name`, `PRAGMA name(value)` only reports: a listed name,
+/// unquoted, never with `=`.
+fn pragma_reads(name: &ObjectName, has_value: bool, is_eq: bool) -> bool {
+    let Some(ObjectNamePart::Identifier(last)) = name.0.last() else {
+        return false;
+    };
+    let known = if has_value {
+        PRAGMAS_OF_A_NAME
+    } else {
+        PRAGMAS_ALONE
+    };
+    !is_eq
+        && last.quote_style.is_none()
+        && name.0.len() <= 2
+        && known
+            .iter()
+            .any(|pragma| pragma.eq_ignore_ascii_case(&last.value))
+}
+
 struct Judge<'a> {
     dialect: Dialect,
+    scope: &'a [Dialect],
     functions: &'a AllowedFunctions,
 }
 
@@ -57,7 +129,7 @@ impl Judge<'_> {
             }
         }
         let name = parts.join(".");
-        if self.functions.allows(self.dialect, &name) {
+        if self.functions.allows_in_any(self.scope, &name) {
             ControlFlow::Continue(())
         } else {
             ControlFlow::Break(Why::Function(name))
@@ -88,6 +160,11 @@ impl Visitor for Judge<'_> {
             | Statement::ShowTables { .. }
             | Statement::ShowViews { .. }
             | Statement::ShowCollation { .. } => ControlFlow::Continue(()),
+            Statement::Pragma { name, value, is_eq }
+                if pragma_reads(name, value.is_some(), *is_eq) =>
+            {
+                ControlFlow::Continue(())
+            }
             other => ControlFlow::Break(Why::Statement(kind(other))),
         }
     }
