@@ -7,6 +7,7 @@
 
 mod client;
 mod git;
+mod install;
 mod mcp;
 mod python;
 
