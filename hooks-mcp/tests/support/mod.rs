@@ -10,8 +10,10 @@ mod git;
 mod install;
 mod mcp;
 mod python;
+mod scratch;
 
 pub(crate) use client::drive;
 pub(crate) use git::Repo;
 pub(crate) use mcp::{answer, audit_records, call, connect, test_server, text};
 pub(crate) use python::{python, server_command, venv};
+pub(crate) use scratch::Scratch;
