@@ -1,7 +1,9 @@
-//! The gateway in front of reference MCP servers, as published:
-//! `mcp-server-git` and `mcp-server-time` (Python package index). For each,
-//! the official Python SDK's client lists the tools through the gateway and
-//! calls one read; the server's own state is read back after.
+//! The gateway in front of each of the four reference MCP servers, as
+//! published: `mcp-server-git` and `mcp-server-time` (Python package index),
+//! `@modelcontextprotocol/server-filesystem` and
+//! `@modelcontextprotocol/server-memory` (npm). For each, the official Python
+//! SDK's client lists the tools through the gateway and calls one read; the
+//! server's own state (repository, folder, memory file) is read back after.
 //!
 //! The listing the gateway serves must be the server's own, annotations and
 //! all: it is what a catalog of declared effects is filled from. Its summary
@@ -13,7 +15,7 @@
 mod support;
 
 use serde_json::{Map, Value, json};
-use support::{Repo, answer, audit_records, drive, server_command};
+use support::{Folder, Memory, Repo, answer, audit_records, drive, server_command};
 
 const FIXTURE: &str = include_str!("fixtures/real_servers_tools.json");
 
@@ -139,4 +141,47 @@ fn time_through_the_gateway() {
     assert!(source.ends_with("T12:00:00+00:00"), "{source}");
     assert!(target.ends_with("T21:00:00+09:00"), "{target}");
     assert_eq!(converted["time_difference"], "+9.0h");
+}
+
+#[test]
+fn filesystem_through_the_gateway() {
+    let folder = Folder::new();
+    folder.write("docs/plan.md", "# Plan\nship it\n");
+    let before = folder.listing();
+    let path = folder.path().join("docs/plan.md");
+    let text = smoke(
+        "filesystem",
+        &folder.server(),
+        &json!({ "call": "read_text_file", "arguments": { "path": path } }),
+    );
+    assert_eq!(text, "# Plan\nship it\n");
+    assert_eq!(folder.listing(), before);
+}
+
+#[test]
+fn memory_through_the_gateway() {
+    let memory = Memory::new();
+    let graph = [
+        json!({ "type": "entity", "name": "Ada", "entityType": "person",
+                "observations": ["wrote the first program"] }),
+        json!({ "type": "entity", "name": "Engine", "entityType": "machine", "observations": [] }),
+        json!({ "type": "relation", "from": "Ada", "to": "Engine", "relationType": "programmed" }),
+    ];
+    memory.seed(&graph);
+    let text = smoke(
+        "memory",
+        &memory.server(),
+        &json!({ "call": "open_nodes", "arguments": { "names": ["Ada"] } }),
+    );
+    // The node asked for, and its relations (either end).
+    let found: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        found,
+        json!({
+            "entities": [{ "name": "Ada", "entityType": "person",
+                           "observations": ["wrote the first program"] }],
+            "relations": [{ "from": "Ada", "to": "Engine", "relationType": "programmed" }],
+        }),
+    );
+    assert_eq!(memory.records(), graph);
 }
