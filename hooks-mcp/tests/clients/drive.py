@@ -45,13 +45,17 @@ async def list_tools(session):
         params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
         page = await session.list_tools(params=params)
         for tool in page.tools:
-            tools.append(
-                {
-                    "name": tool.name,
-                    "description": tool.description,
-                    "inputSchema": tool.input_schema,
-                }
-            )
+            listed = {
+                "name": tool.name,
+                "description": tool.description,
+                "inputSchema": tool.input_schema,
+            }
+            # What a server declares of its tools' effects (MCP's hints) and their titles.
+            if tool.title is not None:
+                listed["title"] = tool.title
+            if tool.annotations is not None:
+                listed["annotations"] = dump(tool.annotations)
+            tools.append(listed)
         cursor = page.next_cursor
         if not cursor:
             return {"tools": tools}

@@ -1,26 +1,17 @@
 //! Throwaway git repositories for `mcp-server-git`, made with the git CLI.
 
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// A repository with one commit (`README.md`, message "first"), in the
-/// target directory; removed when dropped.
-pub(crate) struct Repo(PathBuf);
+use super::scratch::Scratch;
+
+/// A repository with one commit (`README.md`, message "first"), in a
+/// scratch directory; removed when dropped.
+pub(crate) struct Repo(Scratch);
 
 impl Repo {
     pub(crate) fn with_one_commit() -> Repo {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-            "mcp-repo-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir)
-            .unwrap_or_else(|error| panic!("creating {}: {error}", dir.display()));
-        let repo = Repo(dir);
+        let repo = Repo(Scratch::new("mcp-repo"));
         repo.git(&["init", "--quiet", "--initial-branch=main"]);
         // The server commits through GitPython, which reads the identity from
         // the repository's config; signing would need a key the test lacks.
@@ -34,7 +25,7 @@ impl Repo {
     }
 
     pub(crate) fn path(&self) -> &Path {
-        &self.0
+        self.0.path()
     }
 
     /// The command line of `mcp-server-git` serving this repository.
@@ -46,22 +37,18 @@ impl Repo {
 
     /// The path as a string, for JSON arguments and command lines.
     pub(crate) fn path_str(&self) -> &str {
-        self.0
-            .to_str()
-            .expect("the target directory's path is UTF-8")
+        self.0.path_str()
     }
 
     pub(crate) fn write(&self, file: &str, contents: &str) {
-        let path = self.0.join(file);
-        fs::write(&path, contents)
-            .unwrap_or_else(|error| panic!("writing {}: {error}", path.display()));
+        self.0.write(file, contents);
     }
 
     /// Runs git in the repository and returns its stdout; panics on failure.
     pub(crate) fn git(&self, args: &[&str]) -> String {
         let output = Command::new("git")
             .arg("-C")
-            .arg(&self.0)
+            .arg(self.path())
             .args(args)
             // The user's global config (hooks, templates, signing) stays out of the test.
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -72,15 +59,9 @@ impl Repo {
             output.status.success(),
             "git {args:?} failed ({}) in {}\n{}",
             output.status,
-            self.0.display(),
+            self.path().display(),
             String::from_utf8_lossy(&output.stderr)
         );
         String::from_utf8_lossy(&output.stdout).into_owned()
-    }
-}
-
-impl Drop for Repo {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
     }
 }
