@@ -8,6 +8,7 @@
 //! name = "git"                                   # namespace: its tools are `git__git_status`, ...
 //! command = ["uvx", "mcp-server-git", "--repository", "."]
 //! timeout = "30s"                                # per call; default 60s
+//! trust_annotations = true                       # believe its `readOnlyHint`s (default false)
 //!
 //! [[upstream]]
 //! name = "search"
@@ -33,6 +34,8 @@ pub(crate) struct UpstreamEntry {
     command: Option<Vec<String>>,
     url: Option<String>,
     timeout: Option<String>,
+    #[serde(default)]
+    trust_annotations: bool,
 }
 
 /// An MCP server declared in the file, checked.
@@ -48,6 +51,10 @@ pub struct Upstream {
     pub url: Option<String>,
     /// How long a call may take.
     pub timeout: Duration,
+    /// Whether the server's tool annotations (`readOnlyHint`, ...) may open
+    /// a door: a guard allowing a tool the server says only reads. Untrusted
+    /// (the default), they can only make a guard refuse.
+    pub trust_annotations: bool,
     /// The file it was declared in.
     pub file: Arc<str>,
     /// The line of its `[[upstream]]`.
@@ -145,6 +152,7 @@ pub(crate) fn check(
                 command: entry.command.unwrap_or_default(),
                 url: entry.url,
                 timeout,
+                trust_annotations: entry.trust_annotations,
                 file: Arc::clone(file),
                 line,
             });

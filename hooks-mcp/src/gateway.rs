@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use hooks_core::{
-    Decision, Hook, Hooks, HooksBuilder, PreModelRequest, PreToolUse, RunError, Session,
-    ToolHandle, json,
+    Decision, Hook, Hooks, HooksBuilder, PreModelRequest, PreToolUse, RunError, Session, Source,
+    ToolFacts, ToolHandle, json,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -38,7 +38,8 @@ const NOT_OFFERED: &str = "hooks_mcp.not_offered";
 
 /// Prepares a dispatcher's builder for a gateway in front of `upstreams`:
 /// tells it their tools (a hook whose pattern matches none of them fails
-/// the build) and adds [`FILTER_HOOK`].
+/// the build), with what each server declares of them ([`tool_facts`]), and
+/// adds [`FILTER_HOOK`].
 ///
 /// # Errors
 ///
@@ -56,9 +57,56 @@ pub fn prepare(builder: HooksBuilder, upstreams: &[Upstream]) -> Result<HooksBui
     })
     .priority(i32::MIN)
     .group(GROUP);
-    Ok(builder
-        .tools(Gateway::tool_names(upstreams)?)
-        .hook(refuse_hidden))
+    Ok(builder.tools(tool_facts(upstreams)?).hook(refuse_hidden))
+}
+
+/// What each upstream declares of its tools, under the names the client
+/// sees: the annotations it gives (`readOnlyHint`, `destructiveHint`,
+/// `idempotentHint`, `openWorldHint`; a hint it leaves out is no fact, and
+/// `destructiveHint` means nothing of a tool that only reads) and the input
+/// schema, from [`Source::Mcp`], trusted as the upstream says
+/// ([`Upstream::with_trusted_annotations`]).
+///
+/// # Errors
+///
+/// Two tools that would have the same exposed name.
+pub fn tool_facts(upstreams: &[Upstream]) -> Result<Vec<ToolFacts>, String> {
+    let (routes, order) = routes(upstreams)?;
+    Ok(order
+        .iter()
+        .map(|name| {
+            let route = &routes[name];
+            let upstream = &upstreams[route.upstream];
+            facts_of(name, &route.tool, upstream)
+        })
+        .collect())
+}
+
+fn facts_of(name: &str, tool: &Tool, upstream: &Upstream) -> ToolFacts {
+    let mut facts = ToolFacts::new(name)
+        .from(Source::Mcp {
+            server: Arc::from(upstream.name()),
+            trusted: upstream.trusts_annotations(),
+        })
+        .schema(Value::Object((*tool.input_schema).clone()));
+    let Some(hints) = &tool.annotations else {
+        return facts;
+    };
+    if let Some(read_only) = hints.read_only_hint {
+        facts = facts.with_read_only(read_only);
+    }
+    if let Some(destructive) = hints.destructive_hint
+        && hints.read_only_hint != Some(true)
+    {
+        facts = facts.with_destructive(destructive);
+    }
+    if let Some(idempotent) = hints.idempotent_hint {
+        facts = facts.with_idempotent(idempotent);
+    }
+    if let Some(open_world) = hints.open_world_hint {
+        facts = facts.with_open_world(open_world);
+    }
+    facts
 }
 
 /// An MCP server in front of upstream MCP servers, enforcing a `Hooks`

@@ -62,7 +62,7 @@ mod upstream;
 
 pub use approval::ClientApprovals;
 pub use caller::UpstreamCaller;
-pub use gateway::{FILTER_HOOK, GROUP, Gateway, NAMESPACE_SEPARATOR, prepare};
+pub use gateway::{FILTER_HOOK, GROUP, Gateway, NAMESPACE_SEPARATOR, prepare, tool_facts};
 pub use http::{HttpServer, MCP_PATH, http_service, serve_http};
 pub use upstream::{DEFAULT_CALL_TIMEOUT, Upstream, UpstreamError};
 

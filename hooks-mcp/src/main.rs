@@ -5,7 +5,7 @@
 //! file's.
 //!
 //! ```text
-//! hooks-mcp [--config hooks.toml] [--http ADDR] [--name NAME] [--timeout SECONDS]
+//! hooks-mcp [--config hooks.toml] [--http ADDR] [--name NAME] [--timeout SECONDS] [--trust-annotations]
 //!           [--upstream-url URL | -- <server command> [args...]]
 //! ```
 //!
@@ -30,7 +30,7 @@ use hooks_mcp::{ClientApprovals, Gateway, Upstream};
 
 hooks_core::link!(hooks_std);
 
-const USAGE: &str = "usage: hooks-mcp [--config FILE] [--http ADDR] [--name NAME] [--timeout SECONDS] [--upstream-url URL | -- <server command> [args...]]";
+const USAGE: &str = "usage: hooks-mcp [--config FILE] [--http ADDR] [--name NAME] [--timeout SECONDS] [--trust-annotations] [--upstream-url URL | -- <server command> [args...]]";
 
 const HELP: &str = "\
 Serves MCP on stdin/stdout, in front of the MCP server the command starts
@@ -51,6 +51,10 @@ options:
   --name NAME         the upstream's name, for logs and errors (default: the program's
                       name, or the URL's host)
   --timeout SECONDS   how long a call may take upstream (default 60)
+  --trust-annotations believe what the upstream's tools/list annotations say
+                      (readOnlyHint: a read-only guard lets such a tool run);
+                      untrusted, they can only make guards refuse
+                      (`trust_annotations = true` in an `[[upstream]]` table)
   -h, --help          print this help
 
 Logs go to stderr (HOOKS_MCP_LOG=debug for more); stdout carries only MCP
@@ -63,6 +67,7 @@ struct Invocation {
     http: Option<SocketAddr>,
     name: Option<String>,
     timeout: Duration,
+    trust_annotations: bool,
     command: Vec<String>,
     /// The upstream's Streamable HTTP endpoint, rather than a command.
     url: Option<String>,
@@ -74,6 +79,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Invocation>, S
         http: None,
         name: None,
         timeout: hooks_mcp::DEFAULT_CALL_TIMEOUT,
+        trust_annotations: false,
         command: Vec::new(),
         url: None,
     };
@@ -85,6 +91,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Invocation>, S
             "--http" => invocation.http = Some(http_address(&value("an address")?)?),
             "--upstream-url" => invocation.url = Some(value("a URL")?),
             "--name" => invocation.name = Some(value("a name")?),
+            "--trust-annotations" => invocation.trust_annotations = true,
             "--timeout" => {
                 let seconds = value("a number of seconds")?;
                 let seconds: u64 = seconds
@@ -166,7 +173,8 @@ async fn run(invocation: Invocation) -> Result<(), String> {
             Upstream::spawn(name, &invocation.command)
                 .await
                 .map_err(|error| error.to_string())?
-                .with_call_timeout(invocation.timeout),
+                .with_call_timeout(invocation.timeout)
+                .with_trusted_annotations(invocation.trust_annotations),
         );
     }
     if let Some(url) = &invocation.url {
@@ -175,7 +183,8 @@ async fn run(invocation: Invocation) -> Result<(), String> {
             Upstream::connect_http(name, url)
                 .await
                 .map_err(|error| error.to_string())?
-                .with_call_timeout(invocation.timeout),
+                .with_call_timeout(invocation.timeout)
+                .with_trusted_annotations(invocation.trust_annotations),
         );
     }
     for declared in config.iter().flat_map(hooks_config::Config::upstreams) {
@@ -184,7 +193,11 @@ async fn run(invocation: Invocation) -> Result<(), String> {
             None => Upstream::spawn(declared.name.clone(), &declared.command).await,
         }
         .map_err(|error| format!("{}:{}: {error}", declared.file, declared.line))?;
-        upstreams.push(upstream.with_call_timeout(declared.timeout));
+        upstreams.push(
+            upstream
+                .with_call_timeout(declared.timeout)
+                .with_trusted_annotations(declared.trust_annotations),
+        );
     }
     if upstreams.is_empty() {
         return Err(

@@ -29,6 +29,9 @@ pub struct Upstream {
     in_flight: Arc<InFlight>,
     tools: Vec<Tool>,
     timeout: Duration,
+    /// Whether its tools' annotations may open a door (a guard allowing
+    /// what they say only reads).
+    trusted: bool,
 }
 
 /// An upstream that could not be started, or answered the handshake wrongly.
@@ -115,6 +118,7 @@ impl Upstream {
                 in_flight,
                 tools,
                 timeout: DEFAULT_CALL_TIMEOUT,
+                trusted: false,
             }),
             Err(error) => Err(UpstreamError {
                 upstream: name,
@@ -150,6 +154,22 @@ impl Upstream {
     pub fn with_call_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
+    }
+
+    /// Trusts what the server says of its tools in `tools/list` annotations
+    /// (`readOnlyHint`, ...): a guard may then let a tool the server says
+    /// only reads run without judging its arguments. Untrusted (the
+    /// default), its annotations can only make a guard refuse, as the MCP
+    /// specification says of annotations from servers a client does not trust.
+    #[must_use]
+    pub fn with_trusted_annotations(mut self, trusted: bool) -> Self {
+        self.trusted = trusted;
+        self
+    }
+
+    /// Whether its annotations are trusted.
+    pub fn trusts_annotations(&self) -> bool {
+        self.trusted
     }
 
     /// The upstream's name (the namespace of its tools when there are several).
