@@ -50,6 +50,7 @@ mod standard;
 mod strict_json;
 mod template;
 mod toml_file;
+mod tools;
 mod transcript;
 mod upstream;
 #[cfg(feature = "approval")]
@@ -83,6 +84,7 @@ pub struct Config {
     hooks: Vec<Declared>,
     settings: StdSettings,
     upstreams: Vec<Upstream>,
+    tools: Vec<hooks_core::ToolFacts>,
     skipped: Vec<claude::Skipped>,
     skipped_text: Vec<String>,
     models: HashMap<String, Arc<dyn Model>>,
@@ -235,7 +237,7 @@ fn parse_with(
     // Editors on Windows write one; it is not part of the configuration.
     let text = strict_json::without_bom(text);
     let mut problems = Problems::default();
-    let (hooks, settings, upstreams, transcript_dir) = if let Format::Toml = format {
+    let parsed = if let Format::Toml = format {
         toml_file::parse(&file, text, &mut problems)
     } else {
         let root = match format {
@@ -243,12 +245,10 @@ fn parse_with(
             _ => None,
         };
         let skip_to = (!strict).then_some(&mut skipped);
-        (
-            claude::parse(&file, text, root, &mut problems, skip_to),
-            StdSettings::default(),
-            Vec::new(),
-            None,
-        )
+        toml_file::Parsed {
+            hooks: claude::parse(&file, text, root, &mut problems, skip_to),
+            ..toml_file::Parsed::default()
+        }
     };
     problems.into_result()?;
     let skipped_text = skipped
@@ -257,15 +257,16 @@ fn parse_with(
         .collect();
     Ok(Config {
         file,
-        hooks,
-        settings,
-        upstreams,
+        hooks: parsed.hooks,
+        settings: parsed.settings,
+        upstreams: parsed.upstreams,
+        tools: parsed.tools,
         skipped,
         skipped_text,
         models: HashMap::new(),
         verifiers: HashMap::new(),
         mcp: HashMap::new(),
-        transcript_dir,
+        transcript_dir: parsed.transcript_dir,
     })
 }
 
@@ -355,7 +356,8 @@ impl Config {
 
     /// Adds the file's hooks to `builder` and configures the standard hooks
     /// the file has tables for, for this dispatcher only (with an
-    /// `[approval]` table, its approver too). Skipped entries are recorded
+    /// `[approval]` table, its approver too); its `[tools.NAME]` tables go
+    /// into the dispatcher's tool catalog. Skipped entries are recorded
     /// with [`HooksBuilder::skipped`], so `describe()` lists them. The file's
     /// command hooks share one `CLAUDE_ENV_FILE` state: what a `SessionStart`
     /// hook writes there is set for the later command hooks of this dispatcher.
@@ -378,7 +380,7 @@ impl Config {
             None => None,
         };
         let standard = self.settings.prepare(&self.file)?;
-        let mut builder = standard.apply(builder);
+        let mut builder = standard.apply(builder).tool_facts(self.tools);
         let session_env = Arc::new(SessionEnv::default());
         for (hook, runner) in self.hooks.iter().zip(runners) {
             let mut runner = with_session_env(runner, &session_env);

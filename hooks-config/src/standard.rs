@@ -336,7 +336,7 @@ mod tests {
     fn a_table_for_a_hook_not_compiled_in_is_refused_naming_the_feature() {
         let text = "[truncate]\nmax_chars = 500\n\n[rate_limit]\nrules = []\n";
         let mut problems = Problems::default();
-        let (_, settings, _, _) = crate::toml_file::parse(&"std.toml".into(), text, &mut problems);
+        let settings = crate::toml_file::parse(&"std.toml".into(), text, &mut problems).settings;
         assert!(problems.is_empty());
         // A program built without the rate limit: hooks-config's feature off.
         settings.check_against("std.toml", &mut problems, |feature| feature != "rate-limit");

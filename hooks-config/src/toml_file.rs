@@ -130,6 +130,9 @@ struct File {
     /// MCP servers for a gateway (`hooks-mcp`) to put the hooks in front of.
     #[serde(default)]
     upstream: Vec<Spanned<crate::upstream::UpstreamEntry>>,
+    /// What the operator declares about tools, for guards to decide from.
+    #[serde(default)]
+    tools: std::collections::BTreeMap<String, Spanned<crate::tools::ToolEntry>>,
     /// Where to keep each session's transcript, for hooks to read.
     transcript_dir: Option<Spanned<PathBuf>>,
     /// The failure policy of every hook of the file that does not give its own.
@@ -346,26 +349,28 @@ fn file_on_error(
     }
 }
 
+/// What a TOML file holds, checked.
+#[derive(Default)]
+pub(crate) struct Parsed {
+    pub(crate) hooks: Vec<Declared>,
+    pub(crate) settings: StdSettings,
+    pub(crate) upstreams: Vec<crate::upstream::Upstream>,
+    pub(crate) transcript_dir: Option<PathBuf>,
+    pub(crate) tools: Vec<hooks_core::ToolFacts>,
+}
+
 /// Parses and checks a TOML file; every problem is collected with its line.
-pub(crate) fn parse(
-    file: &Arc<str>,
-    text: &str,
-    problems: &mut Problems,
-) -> (
-    Vec<Declared>,
-    StdSettings,
-    Vec<crate::upstream::Upstream>,
-    Option<PathBuf>,
-) {
+pub(crate) fn parse(file: &Arc<str>, text: &str, problems: &mut Problems) -> Parsed {
     let parsed: File = match toml::from_str(text) {
         Ok(parsed) => parsed,
         Err(error) => {
             let line = error.span().map_or(0, |span| line_of(text, span.start));
             problems.push(file, line, None, error.message().to_owned());
-            return (Vec::new(), StdSettings::default(), Vec::new(), None);
+            return Parsed::default();
         }
     };
     let upstreams = crate::upstream::check(file, text, parsed.upstream, problems);
+    let tools = crate::tools::check(file, text, parsed.tools, problems);
     let policy = http_policy(file, text, parsed.http.allow.as_ref(), problems);
     let file_on_error = file_on_error(file, text, parsed.on_error.as_ref(), problems);
     let hooks = parsed
@@ -450,7 +455,13 @@ pub(crate) fn parse(
         }
         Some(dir.into_inner())
     });
-    (hooks, settings, upstreams, transcript_dir)
+    Parsed {
+        hooks,
+        settings,
+        upstreams,
+        transcript_dir,
+        tools,
+    }
 }
 
 /// Checks one entry; every problem with it, not just the first.
