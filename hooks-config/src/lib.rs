@@ -46,6 +46,7 @@ mod mcp_tool;
 mod prompt;
 pub mod protocol;
 mod session_env;
+mod special_address;
 mod standard;
 mod strict_json;
 mod template;
