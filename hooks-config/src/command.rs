@@ -67,6 +67,12 @@ impl CommandHook {
     /// value with spaces, `;` or `$(…)` stays text. `$$` is a literal `$`. A
     /// variable the event does not have fails the call, naming it.
     ///
+    /// A value is never an option: an argument a value begins (not text of
+    /// the hook's own) may not start with `-` or `+` — `["sort",
+    /// "${tool_input.file}"]` given `--output=/etc/x` fails the call instead
+    /// of writing the file. Put a value after text of your own where it may
+    /// start so (`--file=${tool_input.file}`, `./${tool_input.path}`).
+    ///
     /// Refused where the argument would run as code — the script after `-c`
     /// (`sh -c`, `python3 -c`; so every `shell` hook) or `-e` for node, perl
     /// and ruby: pass the value as an argument of its own and read it there
@@ -108,7 +114,7 @@ impl CommandHook {
         let mut hook = self.clone();
         hook.args = templates
             .iter()
-            .map(|template| template.render(event))
+            .map(|template| template.render_argument(event, &self.program))
             .collect::<Result<_, _>>()?;
         Ok(std::borrow::Cow::Owned(hook))
     }
