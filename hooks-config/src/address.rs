@@ -1,12 +1,13 @@
-//! Which addresses an HTTP hook may reach: not loopback, private, link-local,
-//! shared (CGNAT), unspecified or cloud-metadata addresses, unless allow-listed —
-//! so a config file, or a DNS answer, cannot point hooks at internal services.
-//!
-//! An IPv6 address that carries an IPv4 address — mapped (`::ffff:a.b.c.d`),
-//! compatible (`::a.b.c.d`), NAT64 (`64:ff9b::/96`, `64:ff9b:1::/48`) or
-//! 6to4 (`2002::/16`) — is judged by the IPv4 address it reaches.
+//! Which addresses an HTTP hook may reach: no special-purpose address
+//! (loopback, private, link-local, shared, documentation, benchmarking,
+//! multicast, reserved, cloud metadata, ...: see `special_address`) unless
+//! allow-listed — so a config file, or a DNS answer, cannot point hooks at
+//! internal services. An allow-list entry opens exactly what it names (and
+//! the IPv6 forms carrying the IPv4 address it names).
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::IpAddr;
+
+use crate::special_address::{carried, special, within_v4, within_v6};
 
 /// An allow-list of hosts, addresses and networks.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -71,7 +72,7 @@ impl AddressPolicy {
             || self.networks.iter().any(|&(network, bits)| {
                 contains(network, bits, address) || contains(network, bits, reached)
             })
-            || !internal(address)
+            || internal(address).is_none()
     }
 }
 
@@ -88,74 +89,25 @@ pub(crate) fn allow_entry(host: &str) -> String {
     }
 }
 
-/// Whether an address is one hooks must not reach without an allow-list entry.
-pub(crate) fn internal(address: IpAddr) -> bool {
-    match reached(address) {
-        IpAddr::V4(v4) => internal_v4(v4),
-        IpAddr::V6(v6) => internal_v6(v6),
-    }
+/// Why hooks must not reach `address` without an allow-list entry (the
+/// special-purpose block it is in), or `None` for a public address.
+pub(crate) fn internal(address: IpAddr) -> Option<&'static str> {
+    special(address)
 }
 
 /// The address a connection to `address` reaches: the IPv4 address an IPv6
-/// one carries (mapped, compatible, NAT64, 6to4), else itself.
+/// one carries (mapped, SIIT, compatible, NAT64, 6to4), else itself.
 fn reached(address: IpAddr) -> IpAddr {
-    let IpAddr::V6(v6) = address else {
-        return address;
-    };
-    let bits = u128::from(v6);
-    let low = |bits: u128| Ipv4Addr::from((bits & 0xffff_ffff) as u32);
-    let segments = v6.segments();
-    if let Some(v4) = v6.to_ipv4_mapped() {
-        return IpAddr::V4(v4);
+    match address {
+        IpAddr::V6(v6) => carried(v6).map_or(address, IpAddr::V4),
+        IpAddr::V4(_) => address,
     }
-    // ::a.b.c.d, IPv4-compatible (deprecated, still routed by some stacks);
-    // not :: and ::1, which are IPv6's own.
-    if bits >> 32 == 0 && bits > 1 {
-        return IpAddr::V4(low(bits));
-    }
-    // 64:ff9b::/96, the well-known NAT64 prefix; 64:ff9b:1::/48, local-use NAT64.
-    if bits >> 32 == 0x0064_ff9b_0000_0000_0000_0000 || segments[..3] == [0x64, 0xff9b, 1] {
-        return IpAddr::V4(low(bits));
-    }
-    // 2002:AABB:CCDD::/48, 6to4: the IPv4 address is the next 32 bits.
-    if segments[0] == 0x2002 {
-        return IpAddr::V4(Ipv4Addr::from(
-            (u32::from(segments[1]) << 16) | u32::from(segments[2]),
-        ));
-    }
-    address
-}
-
-fn internal_v4(address: Ipv4Addr) -> bool {
-    let [a, b, ..] = address.octets();
-    address.is_loopback()
-        || address.is_private()
-        || address.is_link_local() // 169.254.0.0/16, including 169.254.169.254 metadata
-        || address.is_unspecified()
-        || address.is_broadcast()
-        || (a == 100 && (64..128).contains(&b)) // 100.64.0.0/10, shared address space
-        || a == 0
-        || address == Ipv4Addr::new(100, 100, 100, 200) // Alibaba Cloud metadata
-}
-
-fn internal_v6(address: Ipv6Addr) -> bool {
-    let first = address.segments()[0];
-    address.is_loopback()
-        || address.is_unspecified()
-        || (first & 0xfe00) == 0xfc00 // fc00::/7, unique local (incl. fd00:ec2::254 metadata)
-        || (first & 0xffc0) == 0xfe80 // fe80::/10, link-local
 }
 
 fn contains(network: IpAddr, bits: u8, address: IpAddr) -> bool {
     match (network, address) {
-        (IpAddr::V4(network), IpAddr::V4(address)) => {
-            let mask = u32::MAX.checked_shl(32 - u32::from(bits)).unwrap_or(0);
-            u32::from(network) & mask == u32::from(address) & mask
-        }
-        (IpAddr::V6(network), IpAddr::V6(address)) => {
-            let mask = u128::MAX.checked_shl(128 - u32::from(bits)).unwrap_or(0);
-            u128::from(network) & mask == u128::from(address) & mask
-        }
+        (IpAddr::V4(network), IpAddr::V4(address)) => within_v4(network, bits, address),
+        (IpAddr::V6(network), IpAddr::V6(address)) => within_v6(network, bits, address),
         _ => false,
     }
 }
@@ -210,6 +162,170 @@ mod tests {
         ] {
             assert!(policy.allows("host", ip(address)), "{address}");
         }
+    }
+
+    /// A sample of every block of the IANA IPv4 and IPv6 Special-Purpose
+    /// Address Registries (first, last or a middle address of each),
+    /// multicast, the reserved IPv6 space, and cloud metadata addresses.
+    const SPECIAL: &[&str] = &[
+        // IPv4 Special-Purpose Address Registry.
+        "0.0.0.0",
+        "0.255.255.255",
+        "10.255.255.255",
+        "100.64.0.0",
+        "100.127.255.255",
+        "127.255.255.254",
+        "169.254.0.1",
+        "172.31.255.255",
+        "192.0.0.0",
+        "192.0.0.8",
+        "192.0.0.9",
+        "192.0.0.10",
+        "192.0.0.170",
+        "192.0.0.255",
+        "192.0.2.1",
+        "192.31.196.1",
+        "192.52.193.1",
+        "192.88.99.1",
+        "192.168.255.255",
+        "192.175.48.1",
+        "198.18.0.1",
+        "198.19.255.255",
+        "198.51.100.7",
+        "203.0.113.9",
+        "240.0.0.1",
+        "254.255.255.255",
+        "255.255.255.255",
+        // Multicast.
+        "224.0.0.1",
+        "239.255.255.250",
+        // Cloud metadata: Azure's WireServer (public), Alibaba's (shared
+        // space), Oracle Cloud Classic's (IETF protocol block), AWS ECS,
+        // Scaleway...
+        "168.63.129.16",
+        "100.100.100.200",
+        "192.0.0.192",
+        "169.254.170.2",
+        "169.254.42.42",
+        // ... and theirs in IPv6 (unique local, not link-local): AWS,
+        // EKS pod identity, Google, Oracle, Scaleway.
+        "fd00:ec2::254",
+        "fd00:ec2::23",
+        "fd20:ce::254",
+        "fd00:c1::a9fe:a9fe",
+        "fd00:42::42",
+        // IPv6 Special-Purpose Address Registry.
+        "::",
+        "::1",
+        "::ffff:0:0",
+        "::ffff:10.0.0.1",
+        "64:ff9b:1::8.8.8.8",
+        "64:ff9b:1:ffff::1",
+        "100::1",
+        "100::ffff:ffff:ffff:ffff",
+        "100:0:0:1::1",
+        "2001::1",
+        "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+        "2001:1::1",
+        "2001:1::2",
+        "2001:1::3",
+        "2001:2::1",
+        "2001:3::1",
+        "2001:4:112::1",
+        "2001:10::1",
+        "2001:20::1",
+        "2001:30::1",
+        "2001:1ff:ffff::1",
+        "2001:db8::1",
+        "2001:db8:ffff::1",
+        "2620:4f:8000::1",
+        "3fff::1",
+        "3fff:fff:ffff::1",
+        "5f00::1",
+        "5f00:ffff::1",
+        "fc00::1",
+        "fdff:ffff::1",
+        "fe80::1",
+        "febf:ffff::1",
+        "fec0::1",
+        "feff:ffff::1",
+        "ff02::1",
+        "ff0e::1",
+        // Reserved by the IETF (outside 2000::/3, the global unicast space).
+        "1::1",
+        "200::1",
+        "4000::1",
+        "e000::1",
+        // IPv4 carried in IPv6, judged by the IPv4: SIIT (`::ffff:0:a.b.c.d`),
+        // mapped, NAT64, 6to4.
+        "::ffff:0:127.0.0.1",
+        "::ffff:0:169.254.169.254",
+        "::ffff:0:198.18.0.1",
+        "::ffff:168.63.129.16",
+        "::ffff:198.18.0.1",
+        "64:ff9b::198.18.0.1",
+        "64:ff9b::168.63.129.16",
+        "64:ff9b::224.0.0.1",
+        "2002:c612:1::1",
+        "2002:a83f:8110::1",
+    ];
+
+    /// Public addresses, some just beside a special block.
+    const PUBLIC: &[&str] = &[
+        "8.8.8.8",
+        "168.63.129.15",
+        "168.63.129.17",
+        "192.0.1.1",
+        "192.0.3.1",
+        "198.17.255.255",
+        "198.20.0.1",
+        "198.51.101.1",
+        "203.0.114.1",
+        "223.255.255.255",
+        "100.63.255.255",
+        "::ffff:0:8.8.8.8",
+        "64:ff9b::8.8.8.8",
+        "2001:200::1",
+        "2001:4860:4860::8888",
+        "2002:0808:0808::1",
+        "2620:4f:8001::1",
+        "3fff:1000::1",
+        "2c0f:f248::1",
+        "3ffe:ffff::1",
+        "2a00:1450:4001:81c::200e",
+    ];
+
+    #[test]
+    fn every_special_purpose_block_is_refused_by_default() {
+        let policy = AddressPolicy::default();
+        let mut wrong = Vec::new();
+        for address in SPECIAL {
+            if policy.allows("host", ip(address)) {
+                wrong.push(format!("{address} was allowed"));
+            }
+        }
+        for address in PUBLIC {
+            if !policy.allows("host", ip(address)) {
+                wrong.push(format!("{address} was refused"));
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    #[test]
+    fn an_allow_entry_opens_exactly_what_it_names() {
+        let policy = AddressPolicy::new(&["198.18.0.0/15".into(), "168.63.129.16".into()]).unwrap();
+        assert!(policy.allows("x", ip("198.18.0.1")));
+        assert!(policy.allows("x", ip("198.19.255.255")));
+        assert!(policy.allows("x", ip("::ffff:0:198.18.0.1")));
+        assert!(policy.allows("x", ip("168.63.129.16")));
+        assert!(!policy.allows("x", ip("198.51.100.1")));
+        assert!(!policy.allows("x", ip("169.254.169.254")));
+        assert!(!policy.allows("x", ip("::ffff:0:169.254.169.254")));
+        let policy = AddressPolicy::new(&["2001:db8::/32".into()]).unwrap();
+        assert!(policy.allows("x", ip("2001:db8::1")));
+        assert!(!policy.allows("x", ip("2001:2::1")));
+        assert!(!policy.allows("x", ip("fc00::1")));
     }
 
     #[test]

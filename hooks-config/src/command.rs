@@ -3,6 +3,10 @@
 //! block with stderr as the reason, any other exit is a failure (the hook's
 //! failure policy applies). A program that cannot be started is a failure
 //! saying so, never a block.
+//!
+//! Nothing a hook starts outlives it (`containment`): when it exits, times
+//! out or its dispatch is dropped, every process it started is killed — on
+//! Linux also one that left its process group and session (`setsid`).
 
 use std::path::Path;
 use std::process::Stdio;
@@ -10,10 +14,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hooks_core::{HookCall, HookError, Verdict};
-use rustix::process::{Pid, Signal, kill_process_group};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 
+use crate::containment;
 use crate::protocol::{ProtocolEvent, Reply, parse_output};
 use crate::session_env::{EnvFile, SessionEnv};
 use crate::template::Template;
@@ -67,6 +71,12 @@ impl CommandHook {
     /// value with spaces, `;` or `$(…)` stays text. `$$` is a literal `$`. A
     /// variable the event does not have fails the call, naming it.
     ///
+    /// A value is never an option: an argument a value begins (not text of
+    /// the hook's own) may not start with `-` or `+` — `["sort",
+    /// "${tool_input.file}"]` given `--output=/etc/x` fails the call instead
+    /// of writing the file. Put a value after text of your own where it may
+    /// start so (`--file=${tool_input.file}`, `./${tool_input.path}`).
+    ///
     /// Refused where the argument would run as code — the script after `-c`
     /// (`sh -c`, `python3 -c`; so every `shell` hook) or `-e` for node, perl
     /// and ruby: pass the value as an argument of its own and read it there
@@ -108,12 +118,13 @@ impl CommandHook {
         let mut hook = self.clone();
         hook.args = templates
             .iter()
-            .map(|template| template.render(event))
+            .map(|template| template.render_argument(event, &self.program))
             .collect::<Result<_, _>>()?;
         Ok(std::borrow::Cow::Owned(hook))
     }
 
-    /// Sets the timeout; past it the whole process group is killed.
+    /// Sets the timeout; past it the hook and everything it started are
+    /// killed (on Linux including processes that left its process group).
     #[must_use]
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
@@ -161,25 +172,19 @@ impl CommandHook {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            // Its own process group, so a timeout can kill everything it started.
-            .process_group(0)
-            .kill_on_drop(true);
+            // Its own process group: the terminal's signals are not its.
+            .process_group(0);
         if let Ok(dir) = std::env::current_dir() {
             command.env("CLAUDE_PROJECT_DIR", dir);
         }
         if let Some(env_file) = env_file {
             command.env("CLAUDE_ENV_FILE", env_file);
         }
-        let mut child = command.spawn().map_err(|error| {
+        // Everything it starts ends on every way out, including the dispatch
+        // being dropped (its backstop timeout, or a caller that gave up).
+        let (mut child, mut contained) = containment::spawn(&mut command).map_err(|error| {
             HookError::failed(format!("could not start `{}`: {error}", self.program))
         })?;
-        // Killed on every way out, including the dispatch being dropped
-        // (its backstop timeout, or a caller that gave up on it).
-        let group = Group(
-            child
-                .id()
-                .and_then(|id| Pid::from_raw(i32::try_from(id).ok()?)),
-        );
         let mut stdin = child.stdin.take();
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
@@ -219,10 +224,9 @@ impl CommandHook {
             Err(_elapsed) => Err(HookError::TimedOut(self.timeout)),
         };
         if finished.is_err() {
-            group.kill();
+            contained.end();
             let _ = child.wait().await;
         }
-        // Dropping `group` kills anything it left running.
         finished
     }
 }
@@ -241,24 +245,6 @@ fn runs_as_code(program: &str, option: &str) -> bool {
         .iter()
         .any(|interpreter| name.starts_with(interpreter));
     short || option == "--command" || evaluates && matches!(option, "-e" | "--eval" | "-E")
-}
-
-/// A hook's process group, killed when dropped.
-struct Group(Option<Pid>);
-
-impl Group {
-    fn kill(&self) {
-        if let Some(group) = self.0 {
-            // Already gone is fine.
-            let _ = kill_process_group(group, Signal::KILL);
-        }
-    }
-}
-
-impl Drop for Group {
-    fn drop(&mut self) {
-        self.kill();
-    }
 }
 
 /// Reads all of `stream`, or `None` past `limit` bytes.

@@ -70,8 +70,8 @@ pub(crate) struct Declared {
 }
 
 /// Command and HTTP hooks enforce their own timeout, to report it in their
-/// own words; the dispatcher's, a little later, is a backstop (a command's
-/// process group is killed either way).
+/// own words; the dispatcher's, a little later, is a backstop (everything a
+/// command started is killed either way).
 const BACKSTOP: Duration = Duration::from_secs(1);
 
 /// What a declared hook runs, with its model, verifier or MCP server found:

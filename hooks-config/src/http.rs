@@ -207,7 +207,13 @@ impl Resolve for Guarded {
 }
 
 fn refusal(host: &str, addresses: &[IpAddr]) -> String {
-    let shown: Vec<String> = addresses.iter().map(ToString::to_string).collect();
+    let shown: Vec<String> = addresses
+        .iter()
+        .map(|address| match crate::address::internal(*address) {
+            Some(block) => format!("{address} ({block})"),
+            None => address.to_string(),
+        })
+        .collect();
     format!(
         "`{host}` is {}, an internal address; HTTP hooks and webhooks reach internal \
          addresses only when allow-listed (`[http] allow = [\"{}\"]`)",

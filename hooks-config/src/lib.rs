@@ -28,11 +28,14 @@
 //! (on stdin, or as the POST body), and an answer by exit code and JSON
 //! (`permissionDecision`, `updatedInput`, `additionalContext`, `decision`,
 //! `continue`/`stopReason`). Exit 2 blocks with stderr as the reason; any
-//! other failure — a non-zero exit, a crash, a timeout (which kills the
-//! hook's whole process group), too much output, a program that cannot be
-//! started — is a hook failure, and the hook's `on_error` decides (guards fail
+//! other failure — a non-zero exit, a crash, a timeout, too much output, a
+//! program that cannot be started — is a hook failure, and the hook's `on_error` decides (guards fail
 //! closed; unlike Claude Code, where such a failure lets the call through —
-//! `"onError": "continue"` in a JSON file asks for that).
+//! `"onError": "continue"` in a JSON file asks for that). Nothing a command
+//! hook starts outlives it: when it exits, times out or its dispatch is
+//! dropped, every process it started is killed — on Linux also one that left
+//! its process group and session (`setsid`, a double fork), through a
+//! supervisor process that is a child subreaper.
 
 mod address;
 mod agent;
@@ -40,14 +43,18 @@ mod claude;
 mod claude_matcher;
 mod command;
 mod condition;
+mod containment;
 mod declared;
 mod http;
 mod mcp_tool;
 mod prompt;
 pub mod protocol;
 mod session_env;
+mod special_address;
 mod standard;
 mod strict_json;
+#[cfg(target_os = "linux")]
+mod supervisor;
 mod template;
 mod toml_file;
 mod tools;

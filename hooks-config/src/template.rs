@@ -94,17 +94,50 @@ impl Template {
 
     /// The text with the event's values in it.
     pub(crate) fn render(&self, event: &Value) -> Result<String, HookError> {
+        self.fill(event).map(|(text, _)| text)
+    }
+
+    /// The text with the event's values in it, as one argument of
+    /// `program`: refused if a value (not text of the hook's own) begins it
+    /// with `-` or `+`, which the program would read as an option
+    /// (`sort --output=/etc/x`, `vim +cmd`). No `--` is honoured as an end of
+    /// options: not every program stops at it (`find -- -delete` deletes).
+    pub(crate) fn render_argument(
+        &self,
+        event: &Value,
+        program: &str,
+    ) -> Result<String, HookError> {
+        let (text, leader) = self.fill(event)?;
+        match (leader, text.chars().next()) {
+            (Some(variable), Some(sign @ ('-' | '+'))) => Err(HookError::failed(format!(
+                "the value of `{variable}` starts with `{sign}`, and `{program}` would read it as \
+                 an option: refused (a value may start an argument only after text of the \
+                 hook's own, e.g. `--file={variable}`)"
+            ))),
+            _ => Ok(text),
+        }
+    }
+
+    /// The text filled in, and the variable whose value begins it, if one does.
+    fn fill(&self, event: &Value) -> Result<(String, Option<&Variable>), HookError> {
         let mut text = String::new();
+        let mut leader = None;
         for part in &self.parts {
+            let empty = text.is_empty();
             match part {
                 Part::Text(literal) => text.push_str(literal),
-                Part::Variable(variable) => match variable.lookup(event)? {
-                    Value::String(value) => text.push_str(value),
-                    other => text.push_str(&other.to_string()),
-                },
+                Part::Variable(variable) => {
+                    match variable.lookup(event)? {
+                        Value::String(value) => text.push_str(value),
+                        other => text.push_str(&other.to_string()),
+                    }
+                    if empty && !text.is_empty() {
+                        leader = Some(variable);
+                    }
+                }
             }
         }
-        Ok(text)
+        Ok((text, leader))
     }
 }
 

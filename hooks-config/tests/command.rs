@@ -1,6 +1,8 @@
 //! Command hooks against real scripts (bash and python3): block, allow,
-//! rewrite, add context, time out (killing the whole process group), crash,
-//! print garbage, print megabytes, or fail to start.
+//! rewrite, add context, time out (killing the whole process group), leave a
+//! grandchild behind in a session of its own (killed all the same, whether
+//! the hook exits, times out or is dropped), crash, print garbage, print
+//! megabytes, or fail to start.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -182,6 +184,154 @@ async fn a_dropped_dispatch_kills_the_whole_process_group() {
         // ...then the caller gives up on it, long before the hook's timeout.
     }
     assert_grandchild_killed(&pid_file);
+}
+
+/// `detached.sh`, which starts a grandchild in a session of its own (setsid
+/// and a double fork), writes its pid to `pid_file`, then exits or hangs.
+fn detached(pid_file: &Path, then: &str) -> String {
+    format!(
+        "[\"bash\", \"{}\", \"{}\", \"{then}\"]",
+        scripts().join("detached.sh").display(),
+        pid_file.display()
+    )
+}
+
+/// Whether the grandchild `detached.sh` started runs: a live `sleep 987654`
+/// at that pid (gone, a zombie, or another program there is not it).
+fn detached_runs(pid: &str) -> bool {
+    let ours = std::fs::read(format!("/proc/{pid}/cmdline"))
+        .is_ok_and(|cmdline| cmdline == b"sleep\x00987654\x00");
+    ours && !process_state(pid).contains("zombie")
+}
+
+/// Asserts the detached grandchild is gone already: a hook's call returns
+/// only once everything it started has been killed and reaped.
+fn assert_detached_gone(pid_file: &Path) {
+    let pid = grandchild(pid_file, Duration::ZERO);
+    assert!(
+        !detached_runs(&pid),
+        "the grandchild started with setsid outlived the hook: pid {pid} still runs"
+    );
+}
+
+/// Asserts the detached grandchild is killed, reading its state until it
+/// changes, for up to five seconds (a kill is delivered asynchronously).
+fn assert_detached_killed(pid_file: &Path) {
+    let pid = grandchild(pid_file, Duration::from_secs(5));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while detached_runs(&pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(
+        !detached_runs(&pid),
+        "the grandchild started with setsid outlived the hook: pid {pid} still runs"
+    );
+}
+
+fn pid_file(name: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("hooks-config-{name}-{}.pid", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+#[tokio::test]
+async fn a_detached_grandchild_does_not_outlive_a_hook_that_exits() {
+    let pid_file = pid_file("detached-exit");
+    let hooks = hooks_with(&detached(&pid_file, "exit"), "timeout = \"30s\"");
+    let outcome = hooks.dispatch(&mut call("Bash", json!({}))).await;
+    assert!(outcome.is_continue(), "{:?}", outcome.denial());
+    assert_detached_gone(&pid_file);
+}
+
+#[tokio::test]
+async fn a_detached_grandchild_does_not_outlive_a_hook_that_times_out() {
+    let pid_file = pid_file("detached-timeout");
+    let hooks = hooks_with(&detached(&pid_file, "hang"), "timeout = \"2s\"");
+    let outcome = hooks.dispatch(&mut call("Bash", json!({}))).await;
+    assert_eq!(
+        outcome.denial().unwrap().cause(),
+        &DenialCause::Failed(HookError::TimedOut(Duration::from_secs(2)))
+    );
+    assert_detached_gone(&pid_file);
+}
+
+#[tokio::test]
+async fn a_detached_grandchild_does_not_outlive_a_dropped_dispatch() {
+    let pid_file = pid_file("detached-dropped");
+    let hooks = hooks_with(&detached(&pid_file, "hang"), "timeout = \"30s\"");
+    let mut ctx = call("Bash", json!({}));
+    {
+        let dispatch = hooks.dispatch(&mut ctx);
+        tokio::pin!(dispatch);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while std::fs::read_to_string(&pid_file).map_or(true, |pid| !pid.ends_with('\n')) {
+            assert!(
+                Instant::now() < deadline,
+                "detached.sh never started its grandchild"
+            );
+            assert!(
+                tokio::time::timeout(Duration::from_millis(10), &mut dispatch)
+                    .await
+                    .is_err(),
+                "the hook answered though it hangs"
+            );
+        }
+    }
+    assert_detached_killed(&pid_file);
+}
+
+#[tokio::test]
+async fn a_supervisor_asked_to_stop_ends_everything_first() {
+    let pid_file = pid_file("detached-stopped");
+    let hooks = hooks_with(&detached(&pid_file, "hang"), "timeout = \"30s\"");
+    let mut ctx = call("Bash", json!({}));
+    let dispatch = hooks.dispatch(&mut ctx);
+    tokio::pin!(dispatch);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while std::fs::read_to_string(&pid_file).map_or(true, |pid| !pid.ends_with('\n')) {
+        assert!(
+            Instant::now() < deadline,
+            "detached.sh never started its grandchild"
+        );
+        assert!(
+            tokio::time::timeout(Duration::from_millis(10), &mut dispatch)
+                .await
+                .is_err(),
+            "the hook answered though it hangs"
+        );
+    }
+    // The hook's parent is its supervisor: asked to stop (as `kill` asks).
+    let supervisor = std::fs::read_to_string(pid_file.with_extension("pid.parent")).unwrap();
+    let stopped = std::process::Command::new("kill")
+        .args(["-TERM", supervisor.trim()])
+        .status()
+        .unwrap();
+    assert!(stopped.success());
+    let outcome = dispatch.await;
+    assert_eq!(
+        outcome.denial().map(hooks_core::Denial::cause),
+        Some(&DenialCause::Failed(HookError::failed(
+            "was killed by a signal"
+        )))
+    );
+    assert_detached_gone(&pid_file);
+}
+
+#[tokio::test]
+async fn a_hook_killed_by_a_signal_is_a_failure_saying_so() {
+    for signal in ["KILL", "TERM", "SEGV"] {
+        let command = format!(r#"["bash", "-c", "ulimit -c 0; kill -{signal} $$"]"#);
+        let outcome = hooks_with(&command, "")
+            .dispatch(&mut call("Bash", json!({})))
+            .await;
+        assert_eq!(
+            outcome.denial().map(hooks_core::Denial::cause),
+            Some(&DenialCause::Failed(HookError::failed(
+                "was killed by a signal"
+            ))),
+            "SIG{signal}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -1,7 +1,8 @@
 //! The hook forms beyond command, HTTP and prompt, and what they share: agent
 //! hooks with a scripted verifier, MCP tool hooks with a fake caller, event
 //! variables in exec-form arguments (checked with a real program printing its
-//! argv) and in HTTP payloads (checked against a local server echoing the
+//! argv, and with the real `sort`, which must never take a value as an
+//! option) and in HTTP payloads (checked against a local server echoing the
 //! body), and `condition`, with paths that try to escape.
 
 use std::path::{Path, PathBuf};
@@ -276,6 +277,85 @@ async fn each_argument_is_filled_in_alone_and_never_read_by_a_shell() {
         ]
     );
     assert!(!Path::new("pwned").exists());
+}
+
+/// A directory of this run's own for files a program may write.
+fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("hooks-config-forms-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[tokio::test]
+async fn a_value_is_never_an_option_to_the_real_sort() {
+    let dir = scratch("sort");
+    // The real sort writes where `--output` / `-o` says: the attack is real.
+    let control = dir.join("control");
+    let sorted = std::process::Command::new("sort")
+        .arg(format!("--output={}", control.display()))
+        .stdin(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(
+        sorted.success() && control.exists(),
+        "sort did not write its --output"
+    );
+
+    let hooks = dispatcher(parse(
+        "[[hooks]]\nevent = \"pre_tool_use\"\nname = \"sort\"\ncommand = [\"sort\", \"${tool_input.file}\"]\n",
+    ));
+    let written = dir.join("written");
+    for file in [
+        format!("--output={}", written.display()),
+        format!("-o{}", written.display()),
+        format!("-mo{}", written.display()),
+    ] {
+        let mut ctx = PreToolUse::new(&Session::new("s1"), "Read", json!({ "file": file }));
+        let outcome = hooks.dispatch(&mut ctx).await;
+        assert!(
+            !written.exists(),
+            "sort wrote {}: `{file}` was read as an option",
+            written.display()
+        );
+        let Some(DenialCause::Failed(HookError::Failed(reason))) =
+            outcome.denial().map(hooks_core::Denial::cause)
+        else {
+            panic!("`{file}`: expected a failure, got {:?}", outcome.denial());
+        };
+        assert_eq!(
+            reason,
+            &"the value of `${tool_input.file}` starts with `-`, and `sort` would read it as an \
+              option: refused (a value may start an argument only after text of the hook's own, \
+              e.g. `--file=${tool_input.file}`)"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn a_value_after_text_of_the_hooks_own_may_start_with_a_dash() {
+    let hooks = argv_hooks(
+        r#""--n=${tool_input.n}", "./${tool_input.path}", "-${tool_input.flag}", "${tool_input.plain}""#,
+        "",
+    );
+    let told = context(
+        &hooks,
+        "Write",
+        json!({"n": "-5", "path": "-rf", "flag": "v", "plain": "a-b"}),
+    )
+    .await;
+    let argv: Vec<String> = serde_json::from_str(&told).unwrap();
+    assert_eq!(argv, ["--n=-5", "./-rf", "-v", "a-b"]);
+    // `+` starts options too (`vim +cmd`, `less +cmd`), also after an empty value.
+    let hooks = argv_hooks(r#""${tool_input.empty}${tool_input.plus}""#, "");
+    assert_eq!(
+        failure(&hooks, "Write", json!({"empty": "", "plus": "+!id"})).await,
+        "the value of `${tool_input.plus}` starts with `+`, and `python3` would read it as an \
+         option: refused (a value may start an argument only after text of the hook's own, \
+         e.g. `--file=${tool_input.plus}`)"
+    );
 }
 
 #[tokio::test]

@@ -112,7 +112,7 @@ async fn internal_addresses_need_an_allow_list_entry_checked_where_the_connectio
     ))
     .await;
     assert!(
-        literal.starts_with("`127.0.0.1` is 127.0.0.1, an internal address"),
+        literal.starts_with("`127.0.0.1` is 127.0.0.1 (loopback, RFC 1122), an internal address"),
         "{literal}"
     );
 
@@ -128,7 +128,9 @@ async fn internal_addresses_need_an_allow_list_entry_checked_where_the_connectio
 
     let metadata = failure(hooks("http://169.254.169.254/latest/meta-data/", "", "")).await;
     assert!(
-        metadata.contains("169.254.169.254, an internal address"),
+        metadata.contains(
+            "169.254.169.254 (link-local and cloud metadata, RFC 3927), an internal address"
+        ),
         "{metadata}"
     );
 
@@ -156,6 +158,7 @@ async fn ipv4_carried_in_ipv6_is_judged_by_the_ipv4_and_the_suggested_entry_pars
     for host in [
         "[::127.0.0.1]",          // IPv4-compatible
         "[::ffff:127.0.0.1]",     // IPv4-mapped
+        "[::ffff:0:7f00:1]",      // SIIT, IPv4-translated
         "[64:ff9b::7f00:1]",      // NAT64, well-known prefix
         "[64:ff9b:1::a9fe:a9fe]", // NAT64, local-use prefix
         "[2002:7f00:1::1]",       // 6to4

@@ -93,7 +93,7 @@ pub(crate) mod duration {
 /// variable `NAME`, so secrets stay out of configuration files. An unset one
 /// is an error naming it (never a value: values are secrets); errors read
 /// after the name of what was expanded (`` `store` names ... ``).
-#[cfg(any(feature = "redis", feature = "postgres"))]
+#[cfg(any(feature = "rate-limit", feature = "postgres"))]
 pub(crate) fn expand_env(text: &str) -> Result<String, String> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -113,7 +113,7 @@ pub(crate) fn expand_env(text: &str) -> Result<String, String> {
     Ok(out)
 }
 
-#[cfg(all(test, any(feature = "redis", feature = "postgres")))]
+#[cfg(all(test, any(feature = "rate-limit", feature = "postgres")))]
 mod tests {
     use super::expand_env;
 

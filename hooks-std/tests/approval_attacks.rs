@@ -2,17 +2,20 @@
 //! the configured redactor knows (but the default does not) must not reach
 //! prompts or the store; terminal escapes and bidirectional overrides must
 //! not reach a person's screen; ids that collide under a separator must not
-//! share a request.
+//! share a request; an answer dated in the future must not be used, in the
+//! SQLite store or one of a user's own (PostgreSQL: `approval_postgres.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::mpsc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, SystemTime};
 
+use hooks_core::BoxFuture;
 use hooks_core::prelude::*;
 use hooks_std::approval::store::{Answering, NewRequest};
 use hooks_std::approval::{
-    Answer, ApprovalGate, Approvals, Database, Request, Scope, ScriptedChannel, Status,
+    Answer, ApprovalGate, ApprovalStore, Approvals, Database, Grant, Request, Scope,
+    ScriptedChannel, Status, StoreError,
 };
 use hooks_std::redact::{DEFAULT_KEYS, DEFAULT_PREFIXES};
 
@@ -214,4 +217,199 @@ fn ids_that_collide_under_a_separator_do_not_share_a_request() {
     assert!(store.answer(forged_id, &answer(false)).unwrap());
     assert!(rt.block_on(first).unwrap(), "the honest call runs");
     assert!(!rt.block_on(second).unwrap(), "the forged call is denied");
+}
+
+// ---- an answer dated in the future ----
+
+#[path = "support/future_answer.rs"]
+mod future_answer;
+use future_answer::{a_yes_dated_ahead_is_not_used, an_hour_ahead};
+
+#[test]
+fn sqlite_an_answer_dated_in_the_future_is_not_used() {
+    let config = config("future.sqlite3");
+    let path = config.database.clone();
+    let file = || rusqlite::Connection::open(&path).unwrap();
+    runtime().block_on(a_yes_dated_ahead_is_not_used(
+        ApprovalGate::open(&config).unwrap(),
+        async |id| {
+            let changed = file()
+                .execute(
+                    "UPDATE requests SET status = 'approved', responded_by = 'mallory',
+                         responded_at = ?2, consumed_at = NULL WHERE id = ?1",
+                    rusqlite::params![id, an_hour_ahead()],
+                )
+                .unwrap();
+            assert_eq!(changed, 1);
+        },
+        async |id| {
+            file()
+                .query_row(
+                    "SELECT consumed_at FROM requests WHERE id = ?1",
+                    [id],
+                    |row| row.get::<_, Option<String>>(0),
+                )
+                .unwrap()
+                .is_some()
+        },
+    ));
+}
+
+#[test]
+fn a_store_of_your_own_an_answer_dated_in_the_future_is_not_used() {
+    let store = MemoryStore::default();
+    let rows = Arc::clone(&store.rows);
+    let gate = runtime()
+        .block_on(ApprovalGate::with_store(store, &config("unused.sqlite3")))
+        .unwrap();
+    runtime().block_on(a_yes_dated_ahead_is_not_used(
+        gate,
+        async |id| {
+            let mut rows = rows.lock().unwrap();
+            let (_, request) = &mut rows[usize::try_from(id).unwrap()];
+            request.status = Status::Approved;
+            request.responded_by = Some("mallory".into());
+            request.responded_at = Some(an_hour_ahead());
+            request.consumed_at = None;
+        },
+        async |id| {
+            rows.lock().unwrap()[usize::try_from(id).unwrap()]
+                .1
+                .consumed_at
+                .is_some()
+        },
+    ));
+}
+
+/// Approval requests in memory: a store of a user's own, behind the trait.
+#[derive(Default)]
+struct MemoryStore {
+    /// Each request (its id is its index) with its fingerprint.
+    rows: Arc<Mutex<Vec<(String, Request)>>>,
+}
+
+fn now() -> String {
+    humantime::format_rfc3339_millis(SystemTime::now()).to_string()
+}
+
+impl ApprovalStore for MemoryStore {
+    fn insert(&self, new: NewRequest) -> BoxFuture<'_, Result<i64, StoreError>> {
+        let mut rows = self.rows.lock().unwrap();
+        let id = i64::try_from(rows.len()).unwrap();
+        rows.push((
+            new.fingerprint,
+            Request {
+                id,
+                session: new.session,
+                agent: new.agent,
+                user: new.user,
+                tool: new.tool,
+                args: new.args,
+                prompt: new.prompt,
+                status: Status::Pending,
+                scope: None,
+                created_at: now(),
+                responded_at: None,
+                responded_by: None,
+                reason: None,
+                consumed_at: None,
+            },
+        ));
+        Box::pin(async move { Ok(id) })
+    }
+
+    fn open_request(
+        &self,
+        fingerprint: &str,
+    ) -> BoxFuture<'_, Result<Option<Request>, StoreError>> {
+        let found = self
+            .rows
+            .lock()
+            .unwrap()
+            .iter()
+            .rev()
+            .find_map(|(print, request)| {
+                let open = request.status == Status::Pending
+                    || (matches!(request.status, Status::Approved | Status::Denied)
+                        && request.consumed_at.is_none());
+                (print == fingerprint && open).then(|| request.clone())
+            });
+        Box::pin(async move { Ok(found) })
+    }
+
+    fn get(&self, id: i64) -> BoxFuture<'_, Result<Option<Request>, StoreError>> {
+        let found = usize::try_from(id).ok().and_then(|at| {
+            self.rows
+                .lock()
+                .unwrap()
+                .get(at)
+                .map(|(_, request)| request.clone())
+        });
+        Box::pin(async move { Ok(found) })
+    }
+
+    fn list(&self, status: Status) -> BoxFuture<'_, Result<Vec<Request>, StoreError>> {
+        let found: Vec<Request> = self
+            .rows
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(_, request)| request.clone())
+            .filter(|request| request.status == status)
+            .collect();
+        Box::pin(async move { Ok(found) })
+    }
+
+    fn answer(&self, id: i64, answer: Answering) -> BoxFuture<'_, Result<bool, StoreError>> {
+        let mut rows = self.rows.lock().unwrap();
+        let request = &mut rows[usize::try_from(id).unwrap()].1;
+        let first = request.status == Status::Pending;
+        if first {
+            request.status = if answer.approved {
+                Status::Approved
+            } else {
+                Status::Denied
+            };
+            request.scope = Some(answer.scope);
+            request.responded_at = Some(now());
+            request.responded_by = answer.by;
+            request.reason = answer.reason;
+        }
+        Box::pin(async move { Ok(first) })
+    }
+
+    fn consume(&self, id: i64) -> BoxFuture<'_, Result<bool, StoreError>> {
+        let mut rows = self.rows.lock().unwrap();
+        let request = &mut rows[usize::try_from(id).unwrap()].1;
+        let unused = matches!(request.status, Status::Approved | Status::Denied)
+            && request.consumed_at.is_none();
+        if unused {
+            request.consumed_at = Some(now());
+        }
+        Box::pin(async move { Ok(unused) })
+    }
+
+    fn expire(&self, id: i64) -> BoxFuture<'_, Result<(), StoreError>> {
+        let mut rows = self.rows.lock().unwrap();
+        let request = &mut rows[usize::try_from(id).unwrap()].1;
+        if request.status == Status::Pending {
+            request.status = Status::Expired;
+            request.responded_at = Some(now());
+        }
+        Box::pin(async move { Ok(()) })
+    }
+
+    fn expire_older_than(&self, _age: Duration) -> BoxFuture<'_, Result<usize, StoreError>> {
+        // A new store each test: nothing pending from before.
+        Box::pin(async move { Ok(0) })
+    }
+
+    fn grant(
+        &self,
+        _session: &str,
+        _tool: &str,
+    ) -> BoxFuture<'_, Result<Option<Grant>, StoreError>> {
+        // Answers here are for one call only.
+        Box::pin(async move { Ok(None) })
+    }
 }

@@ -8,6 +8,8 @@
 //!   request, with no polling at all (a poll interval of an hour); an answer
 //!   from a third connection wakes them (`NOTIFY`) within a second, and the
 //!   call runs exactly once; the same call made again must ask again;
+//! - an answer dated in the future (by a forged row, or a clock set wrong) is
+//!   not used, and is spent;
 //! - the latency from an answer to the resumed call, printed (BENCHMARKS.md).
 //!
 //! A program of its own (`harness = false`): the replicas are this binary.
@@ -17,6 +19,9 @@ mod postgres;
 
 #[path = "support/children.rs"]
 mod children;
+
+#[path = "support/future_answer.rs"]
+mod future_answer;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -52,6 +57,9 @@ fn main() {
         "a_call_asked_on_a_killed_replica_runs_once_on_another_woken_by_notify",
         || cross_replica(&server),
     );
+    children::check("an_answer_dated_in_the_future_is_not_used", || {
+        future_answer(&server);
+    });
     children::check("approval_latency_answer_to_resumed_call", || {
         latency(&server);
     });
@@ -253,6 +261,51 @@ where
         outputs.push(handle.await.unwrap());
     }
     outputs
+}
+
+/// A yes dated an hour ahead by the server (a forged row, or a clock set
+/// wrong) is not used, and is spent.
+fn future_answer(server: &Postgres) {
+    create_database(server, "future");
+    let config = Approvals {
+        tools: vec!["payments_*".into()],
+        store: Some(connection(server, "future")),
+        timeout: Duration::from_secs(20),
+        ..Approvals::default()
+    };
+    let gate = ApprovalGate::open(&config).unwrap();
+    children::runtime().block_on(async {
+        let admin = server.connect("future").await.unwrap();
+        future_answer::a_yes_dated_ahead_is_not_used(
+            gate,
+            async |id| {
+                let changed = admin
+                    .client
+                    .execute(
+                        "UPDATE hooks_approval_requests SET status = 'approved',
+                             responded_by = 'mallory', consumed_at = NULL,
+                             responded_at = $2::text::timestamptz
+                         WHERE id = $1",
+                        &[&id, &future_answer::an_hour_ahead()],
+                    )
+                    .await
+                    .unwrap();
+                assert_eq!(changed, 1);
+            },
+            async |id| {
+                let row = admin
+                    .client
+                    .query_one(
+                        "SELECT consumed_at IS NOT NULL FROM hooks_approval_requests WHERE id = $1",
+                        &[&id],
+                    )
+                    .await
+                    .unwrap();
+                row.get(0)
+            },
+        )
+        .await;
+    });
 }
 
 /// A replica making one refund through the hooks, its approvals in

@@ -1,6 +1,7 @@
 //! The Redis rate-limit store on a real server (started per test, stopped
 //! after): bursts, typed keys, expiry, giving back, configuration, an
-//! outage — denied with a clear reason, then counted again —, a server
+//! outage — denied with a clear reason, then counted again —, keys of
+//! bounded size whatever the session carries, a server
 //! requiring a password (taken from the environment, never shown), and one
 //! that accepts connections but never answers (denied within the timeout).
 
@@ -165,6 +166,48 @@ async fn keys_are_namespaced_and_expire_when_full_again() {
     assert!(ttl > 350_000, "{ttl}");
     let keys: Vec<String> = redis::cmd("KEYS").arg("*").query(&mut connection).unwrap();
     assert_eq!(keys, [name]);
+}
+
+/// A 10 MB value ending in `last`.
+fn huge(last: char) -> String {
+    let mut value = "u".repeat(10 * 1024 * 1024 - 1);
+    value.push(last);
+    value
+}
+
+#[tokio::test]
+async fn a_ten_megabyte_value_makes_a_short_key_and_values_that_differ_stay_apart() {
+    let redis = Redis::start();
+    let limiter = RateLimiter::new(config(
+        &redis,
+        vec![Rule::new(1, HOUR).by([By::User, By::Metadata("org".into())])],
+    ))
+    .unwrap();
+    let sessions = [
+        Session::new("s").with_user(huge('a')),
+        Session::new("s").with_user(huge('b')),
+        Session::new("s").with_metadata("org", huge('a')),
+        Session::new("s").with_metadata("org", json!({ "name": huge('a') })),
+    ];
+    for session in &sessions {
+        let call = PreToolUse::new(session, "search", json!({}));
+        assert_eq!(limiter.check(&call).wait().await, Decision::Continue);
+    }
+    for session in &sessions {
+        let call = PreToolUse::new(session, "search", json!({}));
+        assert!(
+            matches!(limiter.check(&call).wait().await, Decision::Deny(_)),
+            "a bucket counted nothing"
+        );
+    }
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg("*")
+        .query(&mut inspect(&redis))
+        .unwrap();
+    assert_eq!(keys.len(), 4, "one bucket each");
+    for key in keys {
+        assert!(key.len() < 1024, "a Redis key of {} bytes", key.len());
+    }
 }
 
 #[tokio::test]

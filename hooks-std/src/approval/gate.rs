@@ -146,15 +146,31 @@ impl ApprovalGate {
         }
         let fingerprint = fingerprint(request, tool, &args);
         let id = match self.store.open_request(&fingerprint).await? {
-            Some(answered) if answered.status != Status::Pending && self.fresh(&answered) => {
-                if let Some(answer) = self.use_answer(&answered).await? {
-                    return Ok(answer);
-                }
-                self.ask_anew(fingerprint, request, tool, &args).await?
-            }
             Some(pending) if pending.status == Status::Pending => pending.id,
-            // An answer nobody used in time is not used now: ask again.
-            Some(_) | None => self.ask_anew(fingerprint, request, tool, &args).await?,
+            Some(answered) => match self.age(&answered) {
+                Age::Fresh => {
+                    if let Some(answer) = self.use_answer(&answered).await? {
+                        return Ok(answer);
+                    }
+                    self.ask_anew(fingerprint, request, tool, &args).await?
+                }
+                // Never trusted, and spent: used once its time came, it
+                // would let through a call nobody was asked about now.
+                Age::Ahead => {
+                    tracing::warn!(
+                        target: "hooks_std::approval",
+                        id = answered.id,
+                        responded_at = answered.responded_at.as_deref().unwrap_or_default(),
+                        "an answer is dated in the future (a clock set wrong, or a row written by \
+                         hand): it is not used, and the person is asked again"
+                    );
+                    self.store.consume(answered.id).await?;
+                    self.ask_anew(fingerprint, request, tool, &args).await?
+                }
+                // An answer nobody used in time is not used now: ask again.
+                Age::Stale => self.ask_anew(fingerprint, request, tool, &args).await?,
+            },
+            None => self.ask_anew(fingerprint, request, tool, &args).await?,
         };
         // Dropped before an answer (the dispatcher's backstop fired first):
         // the request expires all the same.
@@ -205,21 +221,22 @@ impl ApprovalGate {
         self.policy.redactor()
     }
 
-    /// Whether an answer found in the store is recent enough to use: one
-    /// given longer than `answers_expire_after` ago (or at a time that
-    /// cannot be read) is not.
-    fn fresh(&self, answered: &Request) -> bool {
-        answered
+    /// Whether an answer found in the store may be used: given at most
+    /// `answers_expire_after` ago. One given earlier, or at a time that
+    /// cannot be read, is stale; one dated after now is ahead.
+    fn age(&self, answered: &Request) -> Age {
+        let Some(at) = answered
             .responded_at
             .as_deref()
             .and_then(|at| humantime::parse_rfc3339_weak(at).ok())
-            .and_then(|at| {
-                SystemTime::now()
-                    .duration_since(at)
-                    .ok()
-                    .or(Some(Duration::ZERO))
-            })
-            .is_some_and(|age| age <= self.answers_expire_after)
+        else {
+            return Age::Stale;
+        };
+        match SystemTime::now().duration_since(at) {
+            Err(_) => Age::Ahead,
+            Ok(age) if age <= self.answers_expire_after => Age::Fresh,
+            Ok(_) => Age::Stale,
+        }
     }
 
     /// Uses an answered request for this call: `None` if another call used it first.
@@ -307,6 +324,16 @@ impl ApprovalGate {
             .await?
             .ok_or_else(|| StoreError::new("approvals", format!("request #{id} disappeared")))
     }
+}
+
+/// How an answer found in the store stands against the gate's clock.
+enum Age {
+    /// Given within `answers_expire_after`: usable, once.
+    Fresh,
+    /// Given longer ago, or at a time that cannot be read.
+    Stale,
+    /// Dated after now.
+    Ahead,
 }
 
 /// How old a pending request may be when the gate opens.

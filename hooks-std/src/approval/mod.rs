@@ -19,7 +19,9 @@
 //!    instance by the CLI while the process that asked was down — is used,
 //!    once, if it was answered within [`Approvals::answers_expire_after`]
 //!    (ten minutes; an older answer is ignored and the person asked again,
-//!    across restarts too); one still pending is waited on again;
+//!    across restarts too; one dated after now — a clock set wrong, a row
+//!    written by hand — is never used: it is spent, a warning logged, and the
+//!    person asked again); one still pending is waited on again;
 //! 3. otherwise a new request is stored (`pending`) and delivered through a
 //!    [`Channel`]: the terminal, the `hooks-approve` CLI, or a function;
 //! 4. the first answer wins (from the channel or from the store); a yes is
@@ -127,7 +129,9 @@ pub struct Approvals {
     /// How long an answer given while nobody waited for it (the process that
     /// asked was down) stays usable by the same call: after this it is
     /// ignored and the person is asked again. Counted from the answer, so it
-    /// holds across restarts.
+    /// holds across restarts. An answer dated after now is never used (it is
+    /// spent, and the person asked again): keep the clocks of the machines
+    /// that answer and ask in step.
     #[serde(with = "crate::config::duration")]
     pub answers_expire_after: Duration,
     /// Sensitive key terms, redacted from prompts and stored requests (see [`Redactor`]).

@@ -9,7 +9,10 @@
 //! call each tool 60 times a minute.
 //!
 //! Exact under concurrency: the store admits atomically per bucket, so no
-//! interleaving admits more calls than the limit. Buckets live in memory
+//! interleaving admits more calls than the limit. Keys are small whatever
+//! the session carries: a value longer than [`MAX_PART_LEN`] bytes (a 10 MB
+//! user id) is kept as its SHA-256, so it makes no 10 MB key in memory, in
+//! SQLite or in Redis, and values that differ anywhere keep buckets apart. Buckets live in memory
 //! ([`MemoryStore`], bounded: [`RateLimit::max_buckets`]) behind the [`Store`] trait, whose answers may come later
 //! (a network store). An admitted call counted in memory allocates nothing
 //! (unless a rule keys on a metadata value that is not a string: its JSON
@@ -74,8 +77,8 @@ pub use self::redis::{REDIS_NAMESPACE, REDIS_TIMEOUT, RedisStore};
 pub use gcra::Limit;
 pub use sqlite::{BUSY_TIMEOUT, SqliteStore};
 pub use store::{
-    Admission, Clock, DEFAULT_MAX_BUCKETS, Key, MAX_KEY_PARTS, ManualClock, MemoryStore,
-    MonotonicClock, Part, Store, StoreError, WallClock,
+    Admission, Clock, DEFAULT_MAX_BUCKETS, Key, MAX_KEY_PARTS, MAX_PART_LEN, ManualClock,
+    MemoryStore, MonotonicClock, Part, Store, StoreError, WallClock,
 };
 
 use crate::config::ConfigError;

@@ -100,7 +100,8 @@ return {1, 0}
 /// years), and a wait is rounded up to the microsecond.
 ///
 /// **Keys** are `hooks:rl:` + the store's prefix + the key as tagged JSON
-/// (values of different kinds never share a bucket), and each expires when
+/// (values of different kinds never share a bucket; one longer than
+/// [`MAX_PART_LEN`](super::MAX_PART_LEN) bytes as its SHA-256), and each expires when
 /// its bucket is full again (`PX`), so idle buckets cost nothing.
 ///
 /// **Outages.** The connection is made on first use and remade after a

@@ -11,6 +11,7 @@
 //! it); [`MonotonicClock`](super::MonotonicClock) starts at zero in each
 //! process. [`SqliteStore`] has an example.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
@@ -196,8 +197,8 @@ fn failure(path: &Path, error: &rusqlite::Error) -> StoreError {
 }
 
 /// The key as text, one tagged part each: `[rule, ["text", "7"], ["json",
-/// "7"], ["absent"]]`. JSON text is unambiguous, so no two keys share a row
-/// (nor a Redis key).
+/// "7"], ["absent"], ["sha256", "9f86…"]]`. JSON text is unambiguous, so no
+/// two keys share a row (nor a Redis key).
 pub(super) fn encode(key: &Key<'_>) -> String {
     let mut parts = Vec::with_capacity(1 + key.parts().len());
     parts.push(json!(key.rule()));
@@ -205,6 +206,15 @@ pub(super) fn encode(key: &Key<'_>) -> String {
         Part::Absent => json!(["absent"]),
         Part::Text(text) => json!(["text", text]),
         Part::Json(json) => json!(["json", json]),
+        Part::Digest(digest) => {
+            let hex = digest
+                .iter()
+                .fold(String::with_capacity(64), |mut hex, byte| {
+                    let _ = write!(hex, "{byte:02x}");
+                    hex
+                });
+            json!(["sha256", hex])
+        }
     }));
     Value::Array(parts).to_string()
 }

@@ -9,11 +9,18 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use hashbrown::{DefaultHashBuilder, Equivalent, HashMap};
 use hooks_core::Deferred;
+use sha2::{Digest as _, Sha256};
 
 use super::Limit;
 
 /// The most parts a bucket key may have (`by = [...]` entries).
 pub const MAX_KEY_PARTS: usize = 4;
+
+/// The longest value, in bytes, a key keeps as it is: a longer one is kept
+/// as its SHA-256 ([`Part::Digest`]). So a key is small whatever a session
+/// carries (a 10 MB user id makes a 32-byte part, in memory, in SQLite and
+/// in Redis), and ordinary values stay readable in a store.
+pub const MAX_PART_LEN: usize = 128;
 
 /// One `by` value of a key, typed: values of different kinds never share a
 /// bucket — no user and an empty user id, the number `7` and the string
@@ -28,6 +35,11 @@ pub enum Part<'a> {
     Text(Cow<'a, str>),
     /// Any other JSON value (number, bool, null, array, object), as JSON text.
     Json(Cow<'a, str>),
+    /// A text or JSON value longer than [`MAX_PART_LEN`] bytes, as the
+    /// SHA-256 of its kind and its bytes ([`Key::new`] makes it): values
+    /// that differ anywhere, or in kind, keep different buckets (two sharing
+    /// one would take a SHA-256 collision), in 32 bytes.
+    Digest([u8; 32]),
 }
 
 impl Part<'_> {
@@ -37,8 +49,26 @@ impl Part<'_> {
             Part::Absent => Part::Absent,
             Part::Text(text) => Part::Text(Cow::Owned(text.into_owned())),
             Part::Json(json) => Part::Json(Cow::Owned(json.into_owned())),
+            Part::Digest(digest) => Part::Digest(digest),
         }
     }
+
+    /// The part a key keeps: a value over [`MAX_PART_LEN`] bytes as its digest.
+    fn bounded(self) -> Self {
+        match &self {
+            Part::Text(text) if text.len() > MAX_PART_LEN => Part::Digest(digest(*b"text", text)),
+            Part::Json(json) if json.len() > MAX_PART_LEN => Part::Digest(digest(*b"json", json)),
+            _ => self,
+        }
+    }
+}
+
+/// SHA-256 of a kind (four bytes, so no kind is another's prefix) and a value.
+fn digest(kind: [u8; 4], value: &str) -> [u8; 32] {
+    let mut hasher = Sha256::new();
+    hasher.update(kind);
+    hasher.update(value.as_bytes());
+    hasher.finalize().into()
 }
 
 /// Which bucket a call counts against: a rule, and the values of its `by` parts.
@@ -51,13 +81,14 @@ pub struct Key<'a> {
 
 impl<'a> Key<'a> {
     /// The key of rule number `rule` (its position in the configuration)
-    /// for these values; past [`MAX_KEY_PARTS`] they are ignored. For
-    /// testing a [`Store`]: the limiter makes its own keys.
+    /// for these values; past [`MAX_KEY_PARTS`] they are ignored, and one
+    /// longer than [`MAX_PART_LEN`] bytes is kept as its [`Part::Digest`].
+    /// For testing a [`Store`]: the limiter makes its own keys.
     pub fn new(rule: usize, values: impl IntoIterator<Item = Part<'a>>) -> Self {
         let mut parts: [Part<'a>; MAX_KEY_PARTS] = Default::default();
         let mut len = 0;
         for (slot, value) in parts.iter_mut().zip(values) {
-            *slot = value;
+            *slot = value.bounded();
             len += 1;
         }
         Key { rule, parts, len }
@@ -185,7 +216,9 @@ pub struct MemoryStore {
     shard_cap: usize,
 }
 
-/// The buckets a [`MemoryStore`] holds unless told otherwise: about 100 bytes each.
+/// The buckets a [`MemoryStore`] holds unless told otherwise: a few hundred
+/// bytes each, under 1 KiB whatever the values (one past [`MAX_PART_LEN`]
+/// bytes is kept as its digest).
 pub const DEFAULT_MAX_BUCKETS: usize = 100_000;
 
 const SHARDS: usize = 16;
