@@ -50,6 +50,7 @@ mod host;
 mod input;
 mod respond;
 mod settings;
+mod tools;
 
 pub use answer::{Answer, BLOCK};
 pub use cli::HookBinary;

@@ -42,11 +42,13 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(55);
 
 impl Responder {
     /// Builds `builder` for `host`: a hook's `Ask` goes to the host's own
-    /// dialog where it has one, else to the builder's approver (if any).
+    /// dialog where it has one, else to the builder's approver (if any); the
+    /// tool catalog knows the host's own tools ([`Host::tools`]).
     pub fn new(builder: hooks_core::HooksBuilder, host: Host) -> Result<Self, String> {
         let asked = Arc::new(Asked::default());
         let shared = Arc::clone(&asked);
         let hooks = builder
+            .tool_facts(host.tools())
             .wrap_approver(move |fallback| crate::asks::HostAsks {
                 host,
                 asked: shared,
