@@ -39,7 +39,10 @@ async fn reading_tools_run_and_writing_tools_are_refused_by_declaration() {
         ("Read", json!({"file_path": "/etc/hosts"})),
         ("Grep", json!({"pattern": "DELETE FROM users", "path": "."})),
         ("WebSearch", json!({"query": "DROP TABLE students"})),
-        ("WebFetch", json!({"url": "https://example.com", "prompt": "summary"})),
+        (
+            "WebFetch",
+            json!({"url": "https://example.com", "prompt": "summary"}),
+        ),
         ("TodoWrite", json!({"todos": []})),
     ] {
         let answer = pre_tool_use(Host::Claude, tool, input).await;
@@ -47,19 +50,31 @@ async fn reading_tools_run_and_writing_tools_are_refused_by_declaration() {
     }
     for (tool, input) in [
         ("Write", json!({"file_path": "a", "content": "x"})),
-        ("Edit", json!({"file_path": "a", "old_string": "x", "new_string": "y"})),
+        (
+            "Edit",
+            json!({"file_path": "a", "old_string": "x", "new_string": "y"}),
+        ),
         ("Bash", json!({"command": "ls"})),
     ] {
         let answer = pre_tool_use(Host::Claude, tool, input).await;
         assert_eq!(answer.code(), hooks_claude::BLOCK, "{tool}");
         assert!(
-            answer
-                .stderr()
-                .contains(&format!("`{tool}` may destroy what exists (Claude Code's built-in tools)")),
+            answer.stderr().contains(&format!(
+                "`{tool}` may destroy what exists (Claude Code's built-in tools)"
+            )),
             "{}",
             answer.stderr()
         );
     }
-    let patch = pre_tool_use(Host::Codex, "apply_patch", json!({"command": "*** Begin Patch"})).await;
-    assert!(patch.stderr().contains("(Codex's built-in tools)"), "{}", patch.stderr());
+    let patch = pre_tool_use(
+        Host::Codex,
+        "apply_patch",
+        json!({"command": "*** Begin Patch"}),
+    )
+    .await;
+    assert!(
+        patch.stderr().contains("(Codex's built-in tools)"),
+        "{}",
+        patch.stderr()
+    );
 }

@@ -16,6 +16,9 @@
 //! | [`HooksHook::end_session`] | `SessionEnd` |
 //! | [`HooksHook::sub_agent`] | `SubagentStart`, and a hook for the sub-agent on the parent's dispatcher |
 //!
+//! [`tool_facts`] gives the dispatcher's tool catalog what rig's tool
+//! definitions say (input schemas, URL arguments), for guards to read.
+//!
 //! A hook that ends the session (`end_session` on any event's context, Claude
 //! Code's `continue: false`) stops the rig run with its reason: a prompt or
 //! run-start hook before any model call, a pre-hook before the tool or model
@@ -41,9 +44,11 @@
 //! ```
 
 mod convert;
+mod facts;
 mod hook;
 mod model;
 mod run;
 mod tool;
 
+pub use facts::tool_facts;
 pub use hook::HooksHook;
