@@ -170,5 +170,60 @@ fn shell(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, guards, shell, truncate, audit);
+/// What the tool catalog adds to a call: a lookup of the call's tool when
+/// the dispatcher has facts (a fresh context per call, so every dispatch
+/// looks up), next to the same dispatch with an empty catalog; and the
+/// read-only guard deciding from a declaration rather than a name.
+fn catalog(c: &mut Criterion) {
+    use criterion::BatchSize;
+    use hooks_core::ToolFacts;
+
+    let mut group = c.benchmark_group("tool catalog");
+    let session = Session::new("bench");
+    let noop = || Hook::new("noop", |_: &mut PreToolUse| Decision::Continue);
+    let bare = Hooks::builder()
+        .without_linked()
+        .hook(noop())
+        .build()
+        .unwrap();
+    let known = Hooks::builder()
+        .without_linked()
+        .tool_facts((0..1_000).map(|n| ToolFacts::new(format!("tool_{n}")).only_reads()))
+        .hook(noop())
+        .build()
+        .unwrap();
+    let fresh = || PreToolUse::new(&session, "tool_500", Value::Null);
+    group.bench_function("dispatch by name, no catalog", |b| {
+        b.iter_batched_ref(
+            fresh,
+            |ctx| ready(bare.dispatch(ctx)).is_continue(),
+            BatchSize::SmallInput,
+        );
+    });
+    group.bench_function("dispatch by name, 1,000 tools declared (lookup)", |b| {
+        b.iter_batched_ref(
+            fresh,
+            |ctx| ready(known.dispatch(ctx)).is_continue(),
+            BatchSize::SmallInput,
+        );
+    });
+
+    let frozen = Session::new("bench").with_metadata("read_only", true);
+    let guard = Hooks::builder()
+        .only(["hooks_std::read_only::guard"])
+        .tool_facts([ToolFacts::new("frobnicate").only_reads()])
+        .build()
+        .unwrap();
+    let mut declared = PreToolUse::new(&frozen, "frobnicate", json!({"q": "x"}));
+    let mut named = PreToolUse::new(&frozen, "mcp__repo__git_status", json!({"repo_path": "/r"}));
+    group.bench_function("read-only on, a declared read", |b| {
+        b.iter(|| ready(guard.dispatch(black_box(&mut declared))).is_continue());
+    });
+    group.bench_function("read-only on, a read by the words of its name", |b| {
+        b.iter(|| ready(guard.dispatch(black_box(&mut named))).is_continue());
+    });
+    group.finish();
+}
+
+criterion_group!(benches, guards, shell, truncate, audit, catalog);
 criterion_main!(benches);
