@@ -100,7 +100,7 @@ pub mod __private;
 pub use context::{CompactTrigger, Injection, RequestedCall, Role, ToolCall, ToolError};
 pub use dispatch::{RunError, ToolHandle, ToolRun};
 pub use event::{EventKind, OnError};
-pub use matcher::{Matcher, PatternError};
+pub use matcher::{Matcher, NotAllowed, PatternError, ShellAllowList};
 pub use name::HookName;
 pub use registry::{
     AfterToolUse, BuildError, BuildProblem, DEFAULT_STOP_DENIAL_CAP, Description, Event, Hook,

@@ -44,6 +44,49 @@ pub(super) enum Unseen {
     History,
 }
 
+impl Unseen {
+    /// Why it may run anything, in words.
+    pub(super) fn explain(self) -> &'static str {
+        match self {
+            Unseen::Unreadable => {
+                "it cannot be read as bash (it does not parse, nests too deep, or expands to too \
+                 many words)"
+            }
+            Unseen::ShellInput => {
+                "a shell runs a script from its input or from a file named at run time"
+            }
+            Unseen::Sourced => "`source` runs the commands of a file, which are not known here",
+            Unseen::MadeAtRunTime => "the commands it runs are made at run time",
+            Unseen::Arithmetic => {
+                "arithmetic evaluates a variable, and array subscripts in its value run commands"
+            }
+            Unseen::Subscript => {
+                "an array subscript that is not a number is evaluated as arithmetic, which can \
+                 run commands"
+            }
+            Unseen::RunTimeName => {
+                "a variable named at run time may be an array element whose subscript runs \
+                 commands"
+            }
+            Unseen::Attribute => {
+                "`-i` makes every later assignment arithmetic, and `-n` makes a name stand for \
+                 another, either of which can run commands"
+            }
+            Unseen::PromptExpansion => "prompt expansion (`@P`) runs the commands in a value",
+            Unseen::ShellVariable => {
+                "bash runs text from this variable (a prompt, a startup file or shell options)"
+            }
+            Unseen::ExportedFunction => {
+                "a function passed in the environment runs in place of a command"
+            }
+            Unseen::CommandTable => "it makes a command name run another program",
+            Unseen::Callback => "a builtin runs a command given as text",
+            Unseen::Loadable => "`enable -f` loads a builtin from a shared library",
+            Unseen::History => "commands from the history list run again",
+        }
+    }
+}
+
 /// Variables bash takes text to run from, or shell options: assigning one
 /// may run anything later (in this shell or a child).
 const SHELL_VARIABLES: &[&str] = &[

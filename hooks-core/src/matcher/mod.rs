@@ -7,12 +7,15 @@ use hooks_pattern::{NameGlob, collapse_whitespace, glob_matches};
 
 use serde_json::Value;
 
+mod allow;
 mod command;
 mod hidden;
 mod options;
 mod shell;
 mod word;
 mod wrapper;
+
+pub use allow::{NotAllowed, ShellAllowList};
 
 /// Which tool calls a hook applies to, from a `matches = "..."` pattern.
 ///
@@ -96,7 +99,8 @@ mod wrapper;
 /// `make`, `python -c`, `ssh host …`), script files (`bash x.sh`), what an earlier
 /// call wrote, and options spelled another way (`-f` for `--force`). Patterns
 /// match words, not meaning: a guard that must hold denies by default, or reads
-/// the options itself.
+/// the options itself. To let commands through, use a [`ShellAllowList`],
+/// which refuses whatever this matches as "anything".
 ///
 /// Other subjects (`file_path`, `path`, `url`) are matched as written.
 ///

@@ -5,8 +5,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use brush_parser::ast::{
     AndOr, BinaryPredicate, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList,
-    ExtendedTestExpr, IoFileRedirectTarget, IoRedirect, Program, RedirectList, SimpleCommand,
-    UnaryPredicate,
+    ExtendedTestExpr, IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, Program, RedirectList,
+    SimpleCommand, UnaryPredicate,
 };
 use brush_parser::word::{self, WordPiece, WordPieceWithSource};
 use brush_parser::{Parser, ParserOptions, ast};
@@ -60,18 +60,39 @@ impl Command {
     }
 }
 
-/// Every simple command of a script, and the first place where bash may run
-/// text no command shows.
+/// Everything bash would run for a command: each simple command, and the
+/// first place where it may run text no command shows.
 #[derive(Debug, Default)]
-struct Parsed {
+pub(super) struct Parsed {
     /// Each simple command as globs see it, from every place a program may start.
     lines: Vec<Line>,
+    /// Each simple command as written: for allow-lists.
+    pub(super) commands: Vec<Simple>,
     /// The first place bash may run text no command shows, and its text.
-    unseen: Option<(Unseen, String)>,
+    pub(super) unseen: Option<(Unseen, String)>,
+    /// Files redirections open, in order.
+    pub(super) redirects: Vec<Redirect>,
+    /// Functions defined, by name.
+    pub(super) functions: Vec<String>,
+}
+
+/// One simple command: its leading assignments, and its words.
+#[derive(Debug)]
+pub(super) struct Simple {
+    pub(super) assignments: Vec<ShellWord>,
+    pub(super) words: Vec<ShellWord>,
+}
+
+/// A file a redirection opens.
+#[derive(Debug)]
+pub(super) struct Redirect {
+    /// `>`, `>>`, `>|`, `<>`, `&>`, `>&file`: opened for writing.
+    pub(super) writes: bool,
+    pub(super) target: ShellWord,
 }
 
 impl Parsed {
-    fn new(command: &str) -> Self {
+    pub(super) fn new(command: &str) -> Self {
         let mut parsed = Parsed::default();
         // The parser is someone else's code fed an attacker's text: if it
         // panics, the command is unreadable, not the agent down.
@@ -168,6 +189,7 @@ impl Walk<'_> {
                 self.redirects(redirects.as_ref());
             }
             ast::Command::Function(function) => {
+                self.parsed.functions.push(function.fname.value.clone());
                 // Its body runs whenever it is called: read it where it is defined.
                 self.compound(&function.body.0);
                 self.redirects(function.body.1.as_ref());
@@ -285,12 +307,13 @@ impl Walk<'_> {
     }
 
     fn simple(&mut self, simple: &SimpleCommand) {
+        let mut assignments = Vec::new();
         let mut words = Vec::new();
         for item in simple.prefix.iter().flat_map(|prefix| &prefix.0) {
             match item {
                 // `A=$(…) cmd`: the assignment is no word of the command.
                 CommandPrefixOrSuffixItem::AssignmentWord(assignment, word) => {
-                    self.assignment(assignment, &word.value);
+                    assignments.push(self.assignment(assignment, &word.value));
                 }
                 item => self.item(item, &mut words),
             }
@@ -337,6 +360,7 @@ impl Walk<'_> {
                 self.parsed.lines.push(Line::new(&lowered, &[(word, skip)]));
             }
         }
+        self.parsed.commands.push(Simple { assignments, words });
     }
 
     fn item(&mut self, item: &CommandPrefixOrSuffixItem, words: &mut Vec<ShellWord>) {
@@ -355,8 +379,8 @@ impl Walk<'_> {
         }
     }
 
-    /// A leading `NAME=value`: what it runs.
-    fn assignment(&mut self, assignment: &ast::Assignment, raw: &str) {
+    /// A leading `NAME=value`: what it runs, and the word it is as written.
+    fn assignment(&mut self, assignment: &ast::Assignment, raw: &str) -> ShellWord {
         let (name, index) = match &assignment.name {
             ast::AssignmentName::VariableName(name) => (name, None),
             ast::AssignmentName::ArrayElementName(name, index) => (name, Some(index)),
@@ -372,8 +396,8 @@ impl Walk<'_> {
                 }
             }
         }
-        // Read as one word: its `$(…)` run.
-        self.expansions(raw);
+        // Read as one word: its `$(…)` run, and its value is its text.
+        self.word(raw)
     }
 
     fn redirects(&mut self, redirects: Option<&RedirectList>) {
@@ -384,9 +408,27 @@ impl Walk<'_> {
 
     fn redirect(&mut self, redirect: &IoRedirect) {
         match redirect {
-            IoRedirect::File(_, _, target) => match target {
+            IoRedirect::File(_, kind, target) => match target {
                 IoFileRedirectTarget::Filename(word) | IoFileRedirectTarget::Duplicate(word) => {
-                    self.expansions(&word.value);
+                    let target = self.word(&word.value);
+                    // `>&2`, `<&0`, `>&-`: a descriptor, not a file.
+                    let descriptor = matches!(
+                        kind,
+                        IoFileRedirectKind::DuplicateInput | IoFileRedirectKind::DuplicateOutput
+                    ) && target.is_literal()
+                        && !target.text().is_empty()
+                        && target
+                            .text()
+                            .trim_end_matches('-')
+                            .bytes()
+                            .all(|b| b.is_ascii_digit());
+                    if !descriptor {
+                        let writes = !matches!(
+                            kind,
+                            IoFileRedirectKind::Read | IoFileRedirectKind::DuplicateInput
+                        );
+                        self.parsed.redirects.push(Redirect { writes, target });
+                    }
                 }
                 IoFileRedirectTarget::Fd(_) => {}
                 IoFileRedirectTarget::ProcessSubstitution(_, subshell) => self.list(&subshell.list),
@@ -402,8 +444,13 @@ impl Walk<'_> {
                 }
             }
             IoRedirect::HereDocument(..) => {}
-            IoRedirect::HereString(_, word) | IoRedirect::OutputAndError(word, _) => {
-                self.expansions(&word.value);
+            IoRedirect::HereString(_, word) => self.expansions(&word.value),
+            IoRedirect::OutputAndError(word, _) => {
+                let target = self.word(&word.value);
+                self.parsed.redirects.push(Redirect {
+                    writes: true,
+                    target,
+                });
             }
         }
     }

@@ -28,6 +28,11 @@ impl ShellWord {
         self.runtime.push(start..self.text.len());
     }
 
+    /// The parts of it decided at run time, as written.
+    pub(super) fn runtime_parts(&self) -> impl Iterator<Item = &str> {
+        self.runtime.iter().map(|part| &self.text[part.clone()])
+    }
+
     /// Makes every occurrence of `needle` in literal text a run-time part
     /// (`{}`, which `find -exec` replaces with a file name); whether any was.
     pub(super) fn mark_runtime(&mut self, needle: &str) -> bool {
@@ -203,6 +208,98 @@ impl Line {
     }
 }
 
+impl Line {
+    /// `words` as one command, from its first word, for [`always_matches`](Self::always_matches).
+    ///
+    /// A word that is all run-time parts may expand to nothing, taking one
+    /// space with it, so it is one run-time part with the space before it
+    /// (after it, at the start). Any other word is there, spaces around it.
+    pub(super) fn whole<'w>(words: impl IntoIterator<Item = &'w ShellWord>) -> Self {
+        let mut tokens = Vec::new();
+        let push = |tokens: &mut Vec<Token>, token: Token| {
+            let repeated = match token {
+                Token::Any => tokens.last() == Some(&Token::Any),
+                Token::Byte(b' ') => {
+                    matches!(tokens.last(), None | Some(Token::Byte(b' ')))
+                }
+                Token::Byte(_) => false,
+            };
+            if !repeated {
+                tokens.push(token);
+            }
+        };
+        for word in words {
+            if word.text.is_empty() {
+                continue;
+            }
+            let vanishes = word
+                .runtime
+                .iter()
+                .map(ExactSizeIterator::len)
+                .sum::<usize>()
+                == word.text.len();
+            if vanishes {
+                if tokens.last() == Some(&Token::Byte(b' ')) {
+                    tokens.pop();
+                }
+                push(&mut tokens, Token::Any);
+                continue;
+            }
+            // At the start, a run-time part stands for the space after it.
+            if !tokens.is_empty() && tokens[..] != [Token::Any] {
+                push(&mut tokens, Token::Byte(b' '));
+            }
+            let mut at = 0;
+            while at < word.text.len() {
+                if let Some(part) = word.runtime.iter().find(|part| part.contains(&at)) {
+                    push(&mut tokens, Token::Any);
+                    at = part.end;
+                    continue;
+                }
+                let byte = word.text.as_bytes()[at];
+                let byte = if byte.is_ascii_whitespace() {
+                    b' '
+                } else {
+                    byte
+                };
+                push(&mut tokens, Token::Byte(byte));
+                at += 1;
+            }
+        }
+        if tokens.last() == Some(&Token::Byte(b' ')) {
+            tokens.pop();
+        }
+        Line {
+            tokens,
+            starts: vec![0],
+        }
+    }
+
+    /// Whether `glob` matches every text this line can become at run time,
+    /// from its first token: each run-time part must lie inside one of the
+    /// glob's `*`, which is the only thing that matches any text.
+    pub(super) fn always_matches(&self, glob: &str) -> bool {
+        // from[i][j]: glob[i..] matches tokens[j..] whatever the run-time
+        // parts become. Kept one row of `i` at a time, from the end.
+        let (glob, line) = (glob.as_bytes(), &self.tokens);
+        let mut below = vec![false; line.len() + 1];
+        let mut row = vec![false; line.len() + 1];
+        below[line.len()] = true;
+        for &g in glob.iter().rev() {
+            for j in (0..=line.len()).rev() {
+                row[j] = match (g, line.get(j)) {
+                    (b'*', Some(_)) => below[j] || row[j + 1],
+                    (b'*', None) => below[j],
+                    (c, Some(&Token::Byte(b))) => c == b && below[j + 1],
+                    (_, Some(Token::Any) | None) => false,
+                };
+            }
+            std::mem::swap(&mut below, &mut row);
+        }
+        below[0]
+    }
+}
+
 /// The words bash makes of `word` by brace expansion (`--{force,x}` is
 /// `--force --x`), or `None` when they would be more than `limit`.
 pub(super) fn expand_braces(word: &str, limit: usize) -> Option<Vec<String>> {
@@ -365,6 +462,12 @@ mod tests {
         Line::new(words, &[(0, 0)])
     }
 
+    fn runtime(text: &str) -> ShellWord {
+        let mut word = ShellWord::default();
+        word.push_runtime(text);
+        word
+    }
+
     #[test]
     fn literal_lines_match_like_globs() {
         let push = line(&[literal("git"), literal("push"), literal("--force")]);
@@ -380,6 +483,38 @@ mod tests {
         assert!(!Line::new(&path, &[(0, 0)]).matches("git push"));
         assert!(Line::new(&path, &[(1, 0)]).matches("push"));
         assert!(!Line::new(&path, &[]).matches("*"));
+    }
+
+    #[test]
+    fn run_time_parts_always_match_only_inside_a_star() {
+        let whole = |words: &[ShellWord]| Line::whole(words);
+        let push = whole(&[literal("git"), literal("push"), runtime("$FLAGS")]);
+        assert!(push.always_matches("git push*"));
+        assert!(push.always_matches("git*"));
+        assert!(push.always_matches("*"));
+        // `$FLAGS` may be empty, and `git push` is not `git push *`.
+        assert!(!push.always_matches("git push *"));
+        assert!(!push.always_matches("git push --force*"));
+        let named = whole(&[runtime("$GIT"), literal("status")]);
+        assert!(!named.always_matches("git status"));
+        assert!(named.always_matches("*status"));
+        assert!(!named.always_matches("* status"));
+        // A word with literal text is always there, spaces around it.
+        let mut partial = literal("--x=");
+        partial.push_runtime("$v");
+        let option = whole(&[literal("ls"), partial, literal("-l")]);
+        assert!(option.always_matches("ls --x=* -l"));
+        assert!(option.always_matches("ls *"));
+        assert!(option.always_matches("ls --x=*-l"));
+        assert!(!option.always_matches("ls --x=* -la"));
+        let middle = whole(&[literal("ls"), runtime("$x"), literal("-l")]);
+        assert!(middle.always_matches("ls* -l"));
+        assert!(!middle.always_matches("ls * -l"));
+        let plain = whole(&[literal("ls"), literal(""), literal("-la  x")]);
+        assert!(plain.always_matches("ls -la x"));
+        assert!(plain.always_matches("ls*"));
+        assert!(!plain.always_matches("ls"));
+        assert!(!plain.always_matches("ls -la x *"));
     }
 
     #[test]
