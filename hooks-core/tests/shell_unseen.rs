@@ -49,6 +49,9 @@ fn arguments_xargs_and_find_add_at_run_time() {
         "find push -maxdepth 0 -exec git {} +",
         "find . -maxdepth 0 -exec sh -c 'git $0' push \\;",
         "echo git push | xargs env",
+        // `find` here is an option's value: what follows is still a command.
+        "env -u find git push",
+        "env -u find bash -c 'true; git push'",
         "echo push | xargs -I{} env git {}",
     ]);
 }

@@ -106,14 +106,15 @@ pub(super) fn scan<W: Word>(words: &[W], visit: &mut impl FnMut(Part) -> bool) -
     let name = &words[first];
     if !name.is_literal() || WRAPPERS.contains(&basename(name.text())) {
         // `find`'s paths and tests (`find . -name x`) are no commands: only
-        // what follows `-exec` and the like is.
+        // what follows `-exec` and the like is. Only where `find` is the
+        // program: after a wrapper, `find` may be an option's value
+        // (`env -u find git push`).
         let mut in_find = is_find(name);
         return (first + 1..words.len()).any(|word| {
             if in_find {
                 in_find = !is_exec(&words[word]);
                 return false;
             }
-            in_find = is_find(&words[word]);
             start(words, word, visit)
         });
     }
