@@ -163,6 +163,23 @@ fn allowed_commands_run_only_allowed_programs() {
 }
 
 #[test]
+fn aliases_are_refused_as_functions_are() {
+    // An alias runs in place of a command of its name: here `ls rm -rf x`,
+    // which the list allows, runs `sudo rm -rf x`, which it does not.
+    let list = ShellAllowList::new(["shopt *", "alias *", "sudo*", "ls*"]);
+    let script = "shopt -s expand_aliases\nalias ls='sudo '\nls rm -rf x";
+    let bash = fakes();
+    let ran = bash.run(script);
+    assert_eq!(ran, [["sudo", "rm", "-rf", "x"]]);
+    assert!(list.allows("sudo rm -rf x").is_err());
+    let refusal = list.allows(script).unwrap_err();
+    assert_eq!(
+        refusal.to_string(),
+        "`alias ls=sudo` is not allowed: an alias runs in place of any command of its name"
+    );
+}
+
+#[test]
 fn a_refusal_says_what_is_not_allowed() {
     let list = ShellAllowList::new(["git status*", "ls*", "xargs *", "sudo *"]);
     let said = |command: &str| list.allows(command).unwrap_err().to_string();

@@ -63,7 +63,8 @@ use super::wrapper::{self, Wrapped};
 ///   `source`, `mapfile -C`, `hash -p`, `BASH_ENV`/`PS4`/`BASH_FUNC_…`
 ///   assignments, history expansion, `parallel`, nor anything that does not
 ///   parse as bash.
-/// - **No function is defined** (it would run in place of a command of its name).
+/// - **No function or alias is defined** (it would run in place of a command
+///   of its name).
 /// - **No file is written**: output redirections only to `/dev/null`,
 ///   `/dev/stdout` or `/dev/stderr`; no input redirection from a file named
 ///   at run time or from `/dev/tcp` and `/dev/udp`.
@@ -164,6 +165,15 @@ impl ShellAllowList {
         if name.is_literal() && name.text().contains(char::is_whitespace) {
             return Err(NotAllowed::new(&written(words), Reason::SpacedName));
         }
+        // `alias ls='sudo '` makes `ls rm` run `sudo rm`: as a function would.
+        if name.is_literal()
+            && name.text() == "alias"
+            && words[program + 1..]
+                .iter()
+                .any(|word| !word.is_literal() || word.text().contains('='))
+        {
+            return Err(NotAllowed::new(&written(words), Reason::Alias));
+        }
         // The assignments must be spelled, and the program allowed as it runs.
         self.matched(words)?;
         if program > 0 {
@@ -238,6 +248,7 @@ enum Reason {
     Unseen(Unseen),
     Wrapper(String),
     Function,
+    Alias,
     Writes,
     Reads,
     SpacedName,
@@ -280,6 +291,10 @@ impl fmt::Display for NotAllowed {
                 f,
                 "the function `{part}` is not allowed: it would run in place of any command \
                  of that name"
+            ),
+            Reason::Alias => write!(
+                f,
+                "`{part}` is not allowed: an alias runs in place of any command of its name"
             ),
             Reason::Writes => write!(
                 f,
