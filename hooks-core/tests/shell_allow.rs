@@ -163,6 +163,21 @@ fn allowed_commands_run_only_allowed_programs() {
 }
 
 #[test]
+fn a_star_never_extends_a_programs_name() {
+    // `ls*` allows `ls -la`; a path that starts with `ls` runs another file.
+    let bash = fakes();
+    std::fs::create_dir(bash.work().join("ls")).unwrap();
+    std::fs::copy(bash.program("rm"), bash.work().join("rm")).unwrap();
+    let ran = bash.run("ls/../rm -rf x");
+    assert_eq!(ran, [["rm", "-rf", "x"]]);
+    let list = list();
+    assert!(list.allows("ls -la").is_ok());
+    assert!(list.allows("ls/../rm -rf x").is_err());
+    assert!(list.allows("lsblk").is_err());
+    assert!(ShellAllowList::new(["*"]).allows("ls/../rm -rf x").is_ok());
+}
+
+#[test]
 fn aliases_are_refused_as_functions_are() {
     // An alias runs in place of a command of its name: here `ls rm -rf x`,
     // which the list allows, runs `sudo rm -rf x`, which it does not.

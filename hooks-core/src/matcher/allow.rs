@@ -33,6 +33,7 @@ use super::wrapper::{self, Wrapped};
 /// assert!(reads.allows("sudo git status").is_err());            // wrappers must be allowed too
 /// assert!(reads.allows("git status > notes.txt").is_err());     // writes a file
 /// assert!(reads.allows("echo $((x))").is_err());                // `x` may run a command
+/// assert!(reads.allows("lsblk").is_err());                      // `ls*` names `ls`, whole
 ///
 /// let refusal = reads.allows("git status; git push").unwrap_err();
 /// assert_eq!(refusal.to_string(), "`git push` is not allowed: no allowed pattern matches it");
@@ -55,6 +56,9 @@ use super::wrapper::{self, Wrapped};
 ///   itself must be allowed too), and the command a wrapper runs (`sudo`,
 ///   `env`, `timeout`, `nice`, `xargs`, `find -exec`, …, read with their
 ///   own options): `timeout 5 git status` needs `timeout *` and `git status*`.
+/// - **A glob names its program in full**: its `*` never extends a program's
+///   name, so `ls*` allows `ls` and `ls -la`, not `lsblk` or `ls/../rm` (a
+///   glob that starts with `*` allows any program).
 /// - **Run-time parts lie inside a `*`**: `$x`, `$(…)`, a pathname glob, or
 ///   what `xargs` and `find -exec` add may be any text, so they pass only
 ///   where the glob has a `*` (`ls $DIR` passes `ls*`, not `ls`).
@@ -160,7 +164,7 @@ impl ShellAllowList {
     fn command(&self, words: &[&ShellWord], program: usize) -> Result<(), NotAllowed> {
         let Some(name) = words.get(program) else {
             // Assignments alone, or redirections alone.
-            return self.matched(words);
+            return self.matched(words, None);
         };
         if name.is_literal() && name.text().contains(char::is_whitespace) {
             return Err(NotAllowed::new(&written(words), Reason::SpacedName));
@@ -175,10 +179,10 @@ impl ShellAllowList {
             return Err(NotAllowed::new(&written(words), Reason::Alias));
         }
         // The assignments must be spelled, and the program allowed as it runs.
-        self.matched(words)?;
         if program > 0 {
-            self.matched(&words[program..])?;
+            self.matched(words, None)?;
         }
+        self.matched(&words[program..], Some(name))?;
         match wrapper::wrapped(&words[program..]) {
             None | Some(Wrapped::Nothing) => Ok(()),
             Some(Wrapped::Unknown) => Err(NotAllowed::new(
@@ -197,13 +201,17 @@ impl ShellAllowList {
         }
     }
 
-    /// Whether a glob matches `words` whatever their run-time parts become.
-    fn matched(&self, words: &[&ShellWord]) -> Result<(), NotAllowed> {
+    /// Whether a glob matches `words` whatever their run-time parts become;
+    /// and, if they start with a `program`, names it in full.
+    fn matched(&self, words: &[&ShellWord], program: Option<&ShellWord>) -> Result<(), NotAllowed> {
         if words.is_empty() {
             return Ok(());
         }
         let line = Line::whole(words.iter().copied());
-        if self.globs.iter().any(|(_, glob)| line.always_matches(glob)) {
+        let allowed = |glob: &str| {
+            program.is_none_or(|program| names(glob, program)) && line.always_matches(glob)
+        };
+        if self.globs.iter().any(|(_, glob)| allowed(glob)) {
             return Ok(());
         }
         let runtime = words.iter().find_map(|word| word.runtime_parts().next());
@@ -213,6 +221,17 @@ impl ShellAllowList {
         };
         Err(NotAllowed::new(&written(words), reason))
     }
+}
+
+/// Whether `glob` spells the whole name of `program`, so that its `*` never
+/// extends it: `ls*` allows `ls -la`, not `lsblk` nor `ls/../rm`. A glob that
+/// starts with `*` allows any program, as it says.
+fn names(glob: &str, program: &ShellWord) -> bool {
+    let name = program.text();
+    glob.starts_with('*')
+        || (program.is_literal()
+            && glob.starts_with(name)
+            && matches!(glob.as_bytes().get(name.len()), None | Some(b' ' | b'*')))
 }
 
 /// Writes only where nothing is kept; reads from a file named in advance.

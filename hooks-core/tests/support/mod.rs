@@ -51,6 +51,11 @@ impl Bash {
         self.dir.join("work")
     }
 
+    /// Where the fake program `name` is.
+    pub(crate) fn program(&self, name: &str) -> PathBuf {
+        self.dir.join("bin").join(name)
+    }
+
     /// Empties the directory scripts run in, then puts empty files `names` there.
     pub(crate) fn reset_work(&self, names: &[&str]) {
         let work = self.work();
