@@ -225,5 +225,27 @@ fn catalog(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, guards, shell, truncate, audit, catalog);
+/// A shell allow-list judging a command: every command in it must match.
+fn allow_list(c: &mut Criterion) {
+    let mut group = c.benchmark_group("ShellAllowList::allows");
+    let list = hooks_core::ShellAllowList::new(["cd *", "cargo test*", "tail *", "git status*"]);
+    for (name, command) in [
+        ("plain command, allowed", "git status --short"),
+        (
+            "compound command, allowed",
+            "cd repo && cargo test 2>&1 | tail -n 20",
+        ),
+        (
+            "compound command, refused",
+            "cd repo && git push --force origin main",
+        ),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| list.allows(black_box(command)).is_ok());
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, guards, shell, allow_list, truncate, audit, catalog);
 criterion_main!(benches);

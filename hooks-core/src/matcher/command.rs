@@ -6,9 +6,11 @@
 use hooks_pattern::glob_matches_words;
 use smallvec::SmallVec;
 
+use super::hidden::{self, Unseen};
+
 /// Commands that run the rest of their words as a command. Their options are
 /// not parsed: every later word is tried as the start of the command.
-const WRAPPERS: &[&str] = &[
+pub(super) const WRAPPERS: &[&str] = &[
     "busybox", "builtin", "chroot", "chrt", "command", "doas", "env", "exec", "find", "flock",
     "ionice", "nice", "nohup", "parallel", "setsid", "stdbuf", "sudo", "taskset", "time",
     "timeout", "toybox", "unbuffer", "watch", "xargs",
@@ -19,6 +21,12 @@ const WRAPPERS: &[&str] = &[
 const SHELLS: &[&str] = &[
     "ash", "bash", "dash", "fish", "ksh", "mksh", "sh", "yash", "zsh",
 ];
+
+/// Whether the program `name` runs a command from its arguments (a wrapper)
+/// or a script (a shell).
+pub(super) fn runs_its_arguments(name: &str) -> bool {
+    WRAPPERS.contains(&name) || SHELLS.contains(&name) || name == "eval"
+}
 
 /// Words bash reads as syntax at the start of a command.
 const RESERVED: &[&str] = &[
@@ -32,6 +40,22 @@ pub(super) trait Word {
     fn text(&self) -> &str;
     /// Whether nothing in it is decided at run time.
     fn is_literal(&self) -> bool;
+    /// How many bytes of its text come before its first run-time part.
+    fn literal_len(&self) -> usize;
+}
+
+impl<W: Word> Word for &W {
+    fn text(&self) -> &str {
+        (**self).text()
+    }
+
+    fn is_literal(&self) -> bool {
+        (**self).is_literal()
+    }
+
+    fn literal_len(&self) -> usize {
+        (**self).literal_len()
+    }
 }
 
 impl Word for &str {
@@ -41,6 +65,10 @@ impl Word for &str {
 
     fn is_literal(&self) -> bool {
         true
+    }
+
+    fn literal_len(&self) -> usize {
+        self.len()
     }
 }
 
@@ -53,13 +81,18 @@ pub(super) enum Part {
     Script { word: usize, skip: usize },
     /// The words from this one on, joined by spaces, are a script (`eval`).
     Joined(usize),
-    /// A shell runs a script the matcher cannot read: its standard input, or a
-    /// file named at run time.
-    Unseen,
+    /// Bash may run text the matcher cannot read: a shell's standard input, a
+    /// file, a variable's value evaluated as arithmetic, … (see [`Unseen`]).
+    Unseen(Unseen),
 }
 
 /// Calls `visit` with each part of the simple command `words`, until it returns `true`.
 pub(super) fn scan<W: Word>(words: &[W], visit: &mut impl FnMut(Part) -> bool) -> bool {
+    if let Some(unseen) = hidden::in_words(words)
+        && visit(Part::Unseen(unseen))
+    {
+        return true;
+    }
     let Some(first) = words
         .iter()
         .position(|word| !(word.is_literal() && is_assignment(word.text())))
@@ -72,9 +105,29 @@ pub(super) fn scan<W: Word>(words: &[W], visit: &mut impl FnMut(Part) -> bool) -
     // A run-time name may be a wrapper, or expand to nothing at all.
     let name = &words[first];
     if !name.is_literal() || WRAPPERS.contains(&basename(name.text())) {
-        return (first + 1..words.len()).any(|word| start(words, word, visit));
+        // `find`'s paths and tests (`find . -name x`) are no commands: only
+        // what follows `-exec` and the like is. Only where `find` is the
+        // program: after a wrapper, `find` may be an option's value
+        // (`env -u find git push`).
+        let mut in_find = is_find(name);
+        return (first + 1..words.len()).any(|word| {
+            if in_find {
+                in_find = !is_exec(&words[word]);
+                return false;
+            }
+            start(words, word, visit)
+        });
     }
     false
+}
+
+fn is_find<W: Word>(word: &W) -> bool {
+    word.is_literal() && basename(word.text()) == "find"
+}
+
+/// `find`'s options that run a command.
+pub(super) fn is_exec<W: Word>(word: &W) -> bool {
+    word.is_literal() && matches!(word.text(), "-exec" | "-execdir" | "-ok" | "-okdir")
 }
 
 fn start<W: Word>(words: &[W], at: usize, visit: &mut impl FnMut(Part) -> bool) -> bool {
@@ -92,6 +145,11 @@ fn start<W: Word>(words: &[W], at: usize, visit: &mut impl FnMut(Part) -> bool) 
     if !words[at].is_literal() {
         return false;
     }
+    if let Some(unseen) = hidden::in_command(words, at)
+        && visit(Part::Unseen(unseen))
+    {
+        return true;
+    }
     let rest = at + 1;
     let script = |word| Part::Script { word, skip: 0 };
     match name {
@@ -99,9 +157,6 @@ fn start<W: Word>(words: &[W], at: usize, visit: &mut impl FnMut(Part) -> bool) 
         "eval" => {
             let from = rest + usize::from(words.get(rest).is_some_and(|w| w.text() == "--"));
             from < words.len() && visit(Part::Joined(from))
-        }
-        "source" | "." => {
-            operand(words, rest).is_some_and(|w| reads_input(&words[w])) && visit(Part::Unseen)
         }
         "trap" => operand(words, rest).is_some_and(|w| visit(script(w))),
         "alias" => (rest..words.len()).any(|w| {
@@ -120,9 +175,11 @@ fn start<W: Word>(words: &[W], at: usize, visit: &mut impl FnMut(Part) -> bool) 
         "su" | "runuser" | "script" | "flock" => match command_option(words, rest) {
             Some(part) => visit(part),
             // `su` alone starts a shell, which reads its standard input.
-            None => matches!(name, "su" | "runuser") && visit(Part::Unseen),
+            None => matches!(name, "su" | "runuser") && visit(Part::Unseen(Unseen::ShellInput)),
         },
-        "sudo" | "doas" => sudo_shell_reads_input(words, rest) && visit(Part::Unseen),
+        "sudo" | "doas" => {
+            sudo_shell_reads_input(words, rest) && visit(Part::Unseen(Unseen::ShellInput))
+        }
         _ => false,
     }
 }
@@ -133,21 +190,31 @@ fn shell_script<W: Word>(words: &[W], mut at: usize) -> Option<Part> {
     while let Some(word) = words.get(at) {
         if !word.is_literal() {
             // An option or a script file decided at run time.
-            return Some(Part::Unseen);
+            return Some(Part::Unseen(Unseen::ShellInput));
         }
         match word.text() {
             "-" | "--" => {
                 at += 1;
                 break;
             }
-            "--rcfile" | "--init-file" => at += 1,
+            // A file of commands an interactive shell runs first.
+            "--rcfile" | "--init-file" => return Some(Part::Unseen(Unseen::Sourced)),
             long if long.starts_with("--") => {}
             short if short.len() > 1 && (short.starts_with('-') || short.starts_with('+')) => {
                 let flags = &short[1..];
                 command_string |= short.starts_with('-') && flags.contains('c');
                 stdin |= flags.contains('s');
+                if short.starts_with('-') && flags.contains('H') {
+                    return Some(Part::Unseen(Unseen::History));
+                }
                 if flags.contains(['o', 'O']) {
                     at += 1; // the option's name
+                    if words
+                        .get(at)
+                        .is_some_and(|name| name.text() == "histexpand")
+                    {
+                        return Some(Part::Unseen(Unseen::History));
+                    }
                 }
             }
             _ => break,
@@ -159,7 +226,7 @@ fn shell_script<W: Word>(words: &[W], mut at: usize) -> Option<Part> {
         return (at < words.len()).then_some(Part::Script { word: at, skip: 0 });
     }
     if stdin || words.get(at).is_none_or(reads_input) {
-        return Some(Part::Unseen);
+        return Some(Part::Unseen(Unseen::ShellInput));
     }
     None // a script file: not read
 }
@@ -250,8 +317,14 @@ fn is_assignment(word: &str) -> bool {
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// A command's words as written, for messages.
+pub(super) fn written<W: Word>(words: &[W]) -> String {
+    let texts: Vec<&str> = words.iter().map(Word::text).collect();
+    texts.join(" ")
+}
+
 /// The last component of a path.
-fn basename(word: &str) -> &str {
+pub(super) fn basename(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
 }
 
@@ -279,7 +352,13 @@ pub(super) fn plain_matches(glob: &str, command: &str) -> Option<bool> {
     let mut parse = false;
     let mut unseen = false;
     let found = scan(&words, &mut |part| match part {
-        Part::Start { word, skip } if has_capitals(&words[word][skip..]) => {
+        // A program named in capitals is also tried in lowercase; the
+        // arguments `xargs` and `find` add are run-time parts.
+        Part::Start { word, skip }
+            if has_capitals(&words[word][skip..])
+                || ((words[word].ends_with("xargs") || words[word].ends_with("find"))
+                    && matches!(basename(words[word]), "xargs" | "find")) =>
+        {
             parse = true;
             true
         }
@@ -292,7 +371,7 @@ pub(super) fn plain_matches(glob: &str, command: &str) -> Option<bool> {
             parse = true;
             true
         }
-        Part::Unseen => {
+        Part::Unseen(_) => {
             unseen = true;
             true
         }
@@ -371,7 +450,7 @@ mod tests {
                 .iter()
                 .any(|part| matches!(part, Part::Script { .. }))
         );
-        assert!(!parts("sh -c").contains(&Part::Unseen));
+        assert!(!parts("sh -c").iter().any(|p| matches!(p, Part::Unseen(_))));
         assert!(parts("eval git push").contains(&Part::Joined(1)));
         assert!(parts("eval -- git push").contains(&Part::Joined(2)));
         assert!(parts("su -c x root").contains(&script(2)));
@@ -392,22 +471,32 @@ mod tests {
             "bash -",
             "bash /dev/stdin",
             "sh /dev/fd/63",
-            "source /dev/fd/63",
-            ". /proc/self/fd/0",
             "su",
             "sudo -s",
             "sudo -u root -i",
         ] {
-            assert!(parts(unseen).contains(&Part::Unseen), "{unseen}");
+            assert!(
+                parts(unseen).contains(&Part::Unseen(Unseen::ShellInput)),
+                "{unseen}"
+            );
         }
-        for seen in [
-            "bash script.sh",
+        for seen in ["bash script.sh", "sudo -s ls", "sudo -u s ls"] {
+            assert!(
+                !parts(seen).iter().any(|p| matches!(p, Part::Unseen(_))),
+                "{seen}"
+            );
+        }
+        // A file's commands, run in this shell, are not read.
+        for sourced in [
             "source venv/bin/activate",
-            "sudo -s ls",
-            "sudo -u s ls",
+            "source /dev/fd/63",
+            ". /proc/self/fd/0",
         ] {
-            assert!(!parts(seen).contains(&Part::Unseen), "{seen}");
+            assert!(parts(sourced).contains(&Part::Unseen(Unseen::Sourced)));
         }
+        assert!(parts("bash -H -c x").contains(&Part::Unseen(Unseen::History)));
+        assert!(parts("bash -o histexpand -c x").contains(&Part::Unseen(Unseen::History)));
+        assert!(parts("bash --rcfile x -ic y").contains(&Part::Unseen(Unseen::Sourced)));
     }
 
     #[test]

@@ -7,9 +7,15 @@ use hooks_pattern::{NameGlob, collapse_whitespace, glob_matches};
 
 use serde_json::Value;
 
+mod allow;
 mod command;
+mod hidden;
+mod options;
 mod shell;
 mod word;
+mod wrapper;
+
+pub use allow::{NotAllowed, ShellAllowList};
 
 /// Which tool calls a hook applies to, from a `matches = "..."` pattern.
 ///
@@ -48,6 +54,8 @@ mod word;
 /// assert!(matches("echo $(sudo 'git' push --force)"));     // `$(…)`, quotes, wrappers
 /// assert!(matches("bash -c 'true; git push --force'"));    // scripts handed to a shell
 /// assert!(matches("git push $FLAGS"));                     // run-time parts may be anything
+/// assert!(matches("echo push | xargs git"));               // so may what `xargs` adds
+/// assert!(matches("x='a[$(id)]'; echo $((x))"));           // text bash runs unseen: anything
 /// assert!(matches("echo 'unclosed"));                      // not bash: fails closed
 /// assert!(!matches("echo 'git push --force'"));            // an argument, not a command
 /// assert!(!matches("git push -f"));                        // words, not meaning
@@ -73,19 +81,26 @@ mod word;
 ///   seen through: the glob is tried at every word after them, whatever their
 ///   options.
 /// - **Run-time parts may be anything**: a parameter (`$FLAGS`, `${x}`), a
-///   command substitution or arithmetic in a word, and a pathname glob (`--forc?`)
-///   match whatever the glob needs there. So `$GIT push --force` and
-///   `git push "$REMOTE"` match `git push --force*`.
-/// - **What cannot be read fails closed**: a command that does not parse as
-///   bash, nests deeper than the limits, or hands a shell a script it cannot
-///   read (`… | sh`, `bash < x`, `source <(…)`, `bash "$f"`, `sudo -s`) matches
-///   every subject glob, so a guard runs and can deny it.
+///   command substitution or arithmetic in a word, a pathname glob (`--forc?`),
+///   and the arguments `xargs` reads and `find -exec` puts for `{}` match
+///   whatever the glob needs there. So `$GIT push --force`,
+///   `git push "$REMOTE"` and `echo --force | xargs git push` match
+///   `git push --force*`.
+/// - **What bash runs unseen fails closed**: a command that does not parse as
+///   bash, nests deeper than the limits, hands a shell a script it cannot read
+///   (`… | sh`, `bash < x`, `bash "$f"`, `sudo -s`), or makes bash run text no
+///   command shows — `source`, arithmetic on a variable (`$((x))`,
+///   `[[ $x -eq 1 ]]`, `${a[$i]}`, `declare -i`), `${x@P}`, `${!x}`, `PS4`,
+///   `BASH_ENV`, `BASH_FUNC_f%%`, `BASH_ALIASES`, `hash -p`, `mapfile -C`,
+///   `compgen -C`, history expansion, `parallel` — matches every subject glob,
+///   so a guard runs and can deny it.
 ///
 /// Not seen: what programs do with their arguments (`git -C x push`, aliases,
 /// `make`, `python -c`, `ssh host …`), script files (`bash x.sh`), what an earlier
 /// call wrote, and options spelled another way (`-f` for `--force`). Patterns
 /// match words, not meaning: a guard that must hold denies by default, or reads
-/// the options itself.
+/// the options itself. To let commands through, use a [`ShellAllowList`],
+/// which refuses whatever this matches as "anything".
 ///
 /// Other subjects (`file_path`, `path`, `url`) are matched as written.
 ///

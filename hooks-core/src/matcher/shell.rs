@@ -4,15 +4,18 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use brush_parser::ast::{
-    AndOr, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, ExtendedTestExpr,
-    IoFileRedirectTarget, IoRedirect, Program, RedirectList, SimpleCommand,
+    AndOr, BinaryPredicate, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList,
+    ExtendedTestExpr, IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, Program, RedirectList,
+    SimpleCommand, UnaryPredicate,
 };
 use brush_parser::word::{self, WordPiece, WordPieceWithSource};
 use brush_parser::{Parser, ParserOptions, ast};
 use hooks_pattern::glob_matches_words;
 
-use super::command::{self, Part, Word};
+use super::command::{self, Part, Word, written};
+use super::hidden::{self, Unseen};
 use super::word::{Line, ShellWord, decode_ansi_c, expand_braces};
+use super::wrapper::added_arguments;
 
 /// How many scripts deep (`$(…)` in `bash -c '…'` in `eval …`) commands are read.
 const MAX_DEPTH: usize = 8;
@@ -57,33 +60,64 @@ impl Command {
     }
 }
 
-/// Every simple command of a script, and whether something could not be read.
+/// Everything bash would run for a command: each simple command, and the
+/// first place where it may run text no command shows.
 #[derive(Debug, Default)]
-struct Parsed {
+pub(super) struct Parsed {
+    /// Each simple command as globs see it, from every place a program may start.
     lines: Vec<Line>,
-    unreadable: bool,
+    /// Each simple command as written: for allow-lists.
+    pub(super) commands: Vec<Simple>,
+    /// The first place bash may run text no command shows, and its text.
+    pub(super) unseen: Option<(Unseen, String)>,
+    /// Files redirections open, in order.
+    pub(super) redirects: Vec<Redirect>,
+    /// Functions defined, by name.
+    pub(super) functions: Vec<String>,
+}
+
+/// One simple command: its leading assignments, and its words.
+#[derive(Debug)]
+pub(super) struct Simple {
+    pub(super) assignments: Vec<ShellWord>,
+    pub(super) words: Vec<ShellWord>,
+}
+
+/// A file a redirection opens.
+#[derive(Debug)]
+pub(super) struct Redirect {
+    /// `>`, `>>`, `>|`, `<>`, `&>`, `>&file`: opened for writing.
+    pub(super) writes: bool,
+    pub(super) target: ShellWord,
 }
 
 impl Parsed {
-    fn new(command: &str) -> Self {
+    pub(super) fn new(command: &str) -> Self {
         let mut parsed = Parsed::default();
         // The parser is someone else's code fed an attacker's text: if it
         // panics, the command is unreadable, not the agent down.
         if catch_unwind(AssertUnwindSafe(|| parsed.read(command, 0))).is_err() {
-            parsed.unreadable = true;
+            parsed.unseen(Unseen::Unreadable, command);
         }
         parsed
     }
 
-    /// What cannot be read matches every glob: a guard on it runs.
+    /// What bash may run unseen matches every glob: a guard on it runs.
     fn matches(&self, glob: &str) -> bool {
-        self.unreadable || self.lines.iter().any(|line| line.matches(glob))
+        self.unseen.is_some() || self.lines.iter().any(|line| line.matches(glob))
+    }
+
+    /// Keeps the first place bash may run text no command shows.
+    fn unseen(&mut self, why: Unseen, part: &str) {
+        if self.unseen.is_none() {
+            self.unseen = Some((why, part.to_owned()));
+        }
     }
 
     fn read(&mut self, script: &str, depth: usize) {
         let openers = openers(script);
         if depth > MAX_DEPTH || openers > MAX_OPENERS {
-            self.unreadable = true;
+            self.unseen(Unseen::Unreadable, script);
             return;
         }
         let stack = STACK_BASE + openers * STACK_PER_OPENER;
@@ -94,7 +128,7 @@ impl Parsed {
                     depth,
                 }
                 .program(&program),
-                Err(_) => self.unreadable = true,
+                Err(_) => self.unseen(Unseen::Unreadable, script),
             }
         });
     }
@@ -155,6 +189,7 @@ impl Walk<'_> {
                 self.redirects(redirects.as_ref());
             }
             ast::Command::Function(function) => {
+                self.parsed.functions.push(function.fname.value.clone());
                 // Its body runs whenever it is called: read it where it is defined.
                 self.compound(&function.body.0);
                 self.redirects(function.body.1.as_ref());
@@ -168,13 +203,13 @@ impl Walk<'_> {
 
     fn compound(&mut self, compound: &CompoundCommand) {
         match compound {
-            CompoundCommand::Arithmetic(arithmetic) => self.expansions(&arithmetic.expr.value),
+            CompoundCommand::Arithmetic(arithmetic) => self.arithmetic(&arithmetic.expr.value),
             CompoundCommand::ArithmeticForClause(clause) => {
                 for expr in [&clause.initializer, &clause.condition, &clause.updater]
                     .into_iter()
                     .flatten()
                 {
-                    self.expansions(&expr.value);
+                    self.arithmetic(&expr.value);
                 }
                 self.list(&clause.body.list);
             }
@@ -222,21 +257,63 @@ impl Walk<'_> {
                 self.test(right);
             }
             ExtendedTestExpr::Not(expr) | ExtendedTestExpr::Parenthesized(expr) => self.test(expr),
-            ExtendedTestExpr::UnaryTest(_, word) => self.expansions(&word.value),
-            ExtendedTestExpr::BinaryTest(_, left, right) => {
-                self.expansions(&left.value);
-                self.expansions(&right.value);
+            ExtendedTestExpr::UnaryTest(predicate, word) => {
+                let name = self.word(&word.value);
+                if matches!(
+                    predicate,
+                    UnaryPredicate::ShellVariableIsSetAndAssigned
+                        | UnaryPredicate::ShellVariableIsSetAndNameRef
+                ) {
+                    let why = if name.is_literal() {
+                        name.text()
+                            .split_once('[')
+                            .and_then(|(_, index)| hidden::subscript(index.trim_end_matches(']')))
+                    } else {
+                        Some(Unseen::RunTimeName)
+                    };
+                    if let Some(why) = why {
+                        self.parsed.unseen(why, &word.value);
+                    }
+                }
+            }
+            ExtendedTestExpr::BinaryTest(predicate, left, right) => {
+                // `-eq` and the like evaluate both sides as arithmetic.
+                let arithmetic = matches!(
+                    predicate,
+                    BinaryPredicate::ArithmeticEqualTo
+                        | BinaryPredicate::ArithmeticNotEqualTo
+                        | BinaryPredicate::ArithmeticLessThan
+                        | BinaryPredicate::ArithmeticLessThanOrEqualTo
+                        | BinaryPredicate::ArithmeticGreaterThan
+                        | BinaryPredicate::ArithmeticGreaterThanOrEqualTo
+                );
+                for side in [left, right] {
+                    self.expansions(&side.value);
+                    if arithmetic && let Some(why) = hidden::arithmetic(&side.value) {
+                        self.parsed.unseen(why, &side.value);
+                    }
+                }
             }
         }
     }
 
+    /// An arithmetic expression bash evaluates: its `$(…)` run, and any
+    /// variable it names may hold subscripts that run more.
+    fn arithmetic(&mut self, expr: &str) {
+        self.expansions(expr);
+        if let Some(why) = hidden::arithmetic(expr) {
+            self.parsed.unseen(why, expr);
+        }
+    }
+
     fn simple(&mut self, simple: &SimpleCommand) {
+        let mut assignments = Vec::new();
         let mut words = Vec::new();
         for item in simple.prefix.iter().flat_map(|prefix| &prefix.0) {
             match item {
                 // `A=$(…) cmd`: the assignment is no word of the command.
-                CommandPrefixOrSuffixItem::AssignmentWord(assignment, _) => {
-                    self.assignment(assignment);
+                CommandPrefixOrSuffixItem::AssignmentWord(assignment, word) => {
+                    assignments.push(self.assignment(assignment, &word.value));
                 }
                 item => self.item(item, &mut words),
             }
@@ -247,6 +324,10 @@ impl Walk<'_> {
         for item in simple.suffix.iter().flat_map(|suffix| &suffix.0) {
             self.item(item, &mut words);
         }
+        let added = added_arguments(&mut words).unwrap_or_else(|why| {
+            self.parsed.unseen(why, &written(&words));
+            Vec::new()
+        });
         let mut starts = Vec::new();
         command::scan(&words, &mut |part| {
             match part {
@@ -256,9 +337,16 @@ impl Walk<'_> {
                     let joined: Vec<&str> = words[from..].iter().map(Word::text).collect();
                     self.script(&joined.join(" "));
                 }
-                Part::Unseen => self.parsed.unreadable = true,
+                Part::Unseen(why) => self.parsed.unseen(why, &written(&words)),
             }
             false
+        });
+        // An argument `xargs` or `find` adds is no program, unless it may be one.
+        starts.retain(|&(word, _)| {
+            added
+                .iter()
+                .filter(|added| added.word == word)
+                .all(|added| added.may_run(&words))
         });
         if !starts.is_empty() {
             self.parsed.lines.push(Line::new(&words, &starts));
@@ -272,6 +360,7 @@ impl Walk<'_> {
                 self.parsed.lines.push(Line::new(&lowered, &[(word, skip)]));
             }
         }
+        self.parsed.commands.push(Simple { assignments, words });
     }
 
     fn item(&mut self, item: &CommandPrefixOrSuffixItem, words: &mut Vec<ShellWord>) {
@@ -290,18 +379,25 @@ impl Walk<'_> {
         }
     }
 
-    fn assignment(&mut self, assignment: &ast::Assignment) {
-        match &assignment.value {
-            ast::AssignmentValue::Scalar(value) => self.expansions(&value.value),
-            ast::AssignmentValue::Array(values) => {
-                for (key, value) in values {
-                    if let Some(key) = key {
-                        self.expansions(&key.value);
-                    }
-                    self.expansions(&value.value);
+    /// A leading `NAME=value`: what it runs, and the word it is as written.
+    fn assignment(&mut self, assignment: &ast::Assignment, raw: &str) -> ShellWord {
+        let (name, index) = match &assignment.name {
+            ast::AssignmentName::VariableName(name) => (name, None),
+            ast::AssignmentName::ArrayElementName(name, index) => (name, Some(index)),
+        };
+        let why = hidden::assigned(name).or_else(|| index.and_then(|i| hidden::subscript(i)));
+        if let Some(why) = why {
+            self.parsed.unseen(why, raw);
+        }
+        if let ast::AssignmentValue::Array(values) = &assignment.value {
+            for key in values.iter().filter_map(|(key, _)| key.as_ref()) {
+                if let Some(why) = hidden::subscript(&key.value) {
+                    self.parsed.unseen(why, raw);
                 }
             }
         }
+        // Read as one word: its `$(…)` run, and its value is its text.
+        self.word(raw)
     }
 
     fn redirects(&mut self, redirects: Option<&RedirectList>) {
@@ -312,9 +408,27 @@ impl Walk<'_> {
 
     fn redirect(&mut self, redirect: &IoRedirect) {
         match redirect {
-            IoRedirect::File(_, _, target) => match target {
+            IoRedirect::File(_, kind, target) => match target {
                 IoFileRedirectTarget::Filename(word) | IoFileRedirectTarget::Duplicate(word) => {
-                    self.expansions(&word.value);
+                    let target = self.word(&word.value);
+                    // `>&2`, `<&0`, `>&-`: a descriptor, not a file.
+                    let descriptor = matches!(
+                        kind,
+                        IoFileRedirectKind::DuplicateInput | IoFileRedirectKind::DuplicateOutput
+                    ) && target.is_literal()
+                        && !target.text().is_empty()
+                        && target
+                            .text()
+                            .trim_end_matches('-')
+                            .bytes()
+                            .all(|b| b.is_ascii_digit());
+                    if !descriptor {
+                        let writes = !matches!(
+                            kind,
+                            IoFileRedirectKind::Read | IoFileRedirectKind::DuplicateInput
+                        );
+                        self.parsed.redirects.push(Redirect { writes, target });
+                    }
                 }
                 IoFileRedirectTarget::Fd(_) => {}
                 IoFileRedirectTarget::ProcessSubstitution(_, subshell) => self.list(&subshell.list),
@@ -326,12 +440,17 @@ impl Walk<'_> {
                         let mut text = ShellWord::default();
                         self.pieces(&pieces, &doc.doc.value, true, &mut text);
                     }
-                    Err(_) => self.parsed.unreadable = true,
+                    Err(_) => self.parsed.unseen(Unseen::Unreadable, &doc.doc.value),
                 }
             }
             IoRedirect::HereDocument(..) => {}
-            IoRedirect::HereString(_, word) | IoRedirect::OutputAndError(word, _) => {
-                self.expansions(&word.value);
+            IoRedirect::HereString(_, word) => self.expansions(&word.value),
+            IoRedirect::OutputAndError(word, _) => {
+                let target = self.word(&word.value);
+                self.parsed.redirects.push(Redirect {
+                    writes: true,
+                    target,
+                });
             }
         }
     }
@@ -340,7 +459,7 @@ impl Walk<'_> {
     fn words(&mut self, raw: &str, words: &mut Vec<ShellWord>) {
         match expand_braces(raw, MAX_BRACE_WORDS) {
             Some(expanded) => words.extend(expanded.iter().map(|raw| self.word(raw))),
-            None => self.parsed.unreadable = true,
+            None => self.parsed.unseen(Unseen::Unreadable, raw),
         }
     }
 
@@ -349,7 +468,7 @@ impl Walk<'_> {
         match word::parse(raw, &options()) {
             Ok(pieces) => self.pieces(&pieces, raw, false, &mut word),
             Err(_) => {
-                self.parsed.unreadable = true;
+                self.parsed.unseen(Unseen::Unreadable, raw);
                 word.push_runtime(raw);
             }
         }
@@ -382,8 +501,11 @@ impl Walk<'_> {
                 // A home directory: a path, whose last component is what it is.
                 WordPiece::TildeExpansion(_) => word.push_literal(written),
                 WordPiece::EscapeSequence(escape) => word.push_literal(unescape(escape, quoted)),
-                WordPiece::ParameterExpansion(_) => {
+                WordPiece::ParameterExpansion(expr) => {
                     word.push_runtime(written);
+                    if let Some(why) = hidden::parameter(expr) {
+                        self.parsed.unseen(why, written);
+                    }
                     // `${x:-$(…)}` runs what its default says.
                     if let Some(inner) =
                         written.strip_prefix("${").and_then(|w| w.strip_suffix('}'))
@@ -399,6 +521,9 @@ impl Walk<'_> {
                 WordPiece::ArithmeticExpression(expr) => {
                     word.push_runtime(written);
                     self.expansions(&expr.value);
+                    if let Some(why) = hidden::arithmetic(&expr.value) {
+                        self.parsed.unseen(why, written);
+                    }
                 }
             }
         }
@@ -429,11 +554,15 @@ mod tests {
         Parsed::new(script)
     }
 
+    fn unreadable(parsed: &Parsed) -> bool {
+        matches!(parsed.unseen, Some((Unseen::Unreadable, _)))
+    }
+
     #[test]
     fn each_simple_command_is_a_line() {
         let parsed = commands("cd x && git push; ls | wc -l");
         assert_eq!(parsed.lines.len(), 4);
-        assert!(!parsed.unreadable);
+        assert!(parsed.unseen.is_none());
         assert!(parsed.matches("git push"));
         assert!(parsed.matches("wc -l"));
         assert!(!parsed.matches("x"));
@@ -477,7 +606,7 @@ mod tests {
         ];
         for script in scripts {
             let parsed = commands(script);
-            assert!(!parsed.unreadable, "{script:?} did not parse");
+            assert!(!unreadable(&parsed), "{script:?} did not parse");
             assert!(parsed.matches("git push --force*"), "{script:?}");
         }
     }
@@ -501,12 +630,20 @@ mod tests {
 
     #[test]
     fn what_does_not_parse_is_unreadable() {
-        assert!(commands("echo 'open").unreadable);
-        assert!(commands("fi").unreadable);
-        assert!(commands(&"$(".repeat(20)).unreadable);
-        assert!(commands(&format!("{}ls{}", "$(".repeat(9), ")".repeat(9))).unreadable);
-        assert!(!commands(&format!("{}ls{}", "$(".repeat(8), ")".repeat(8))).unreadable);
-        assert!(commands(&"(".repeat(MAX_OPENERS + 1)).unreadable);
+        assert!(unreadable(&commands("echo 'open")));
+        assert!(unreadable(&commands("fi")));
+        assert!(unreadable(&commands(&"$(".repeat(20))));
+        assert!(unreadable(&commands(&format!(
+            "{}ls{}",
+            "$(".repeat(9),
+            ")".repeat(9)
+        ))));
+        assert!(!unreadable(&commands(&format!(
+            "{}ls{}",
+            "$(".repeat(8),
+            ")".repeat(8)
+        ))));
+        assert!(unreadable(&commands(&"(".repeat(MAX_OPENERS + 1))));
     }
 
     #[test]

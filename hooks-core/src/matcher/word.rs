@@ -28,6 +28,32 @@ impl ShellWord {
         self.runtime.push(start..self.text.len());
     }
 
+    /// The parts of it decided at run time, as written.
+    pub(super) fn runtime_parts(&self) -> impl Iterator<Item = &str> {
+        self.runtime.iter().map(|part| &self.text[part.clone()])
+    }
+
+    /// Makes every occurrence of `needle` in literal text a run-time part
+    /// (`{}`, which `find -exec` replaces with a file name); whether any was.
+    pub(super) fn mark_runtime(&mut self, needle: &str) -> bool {
+        let mut marked = false;
+        let mut from = 0;
+        while let Some(found) = self.text[from..].find(needle) {
+            let start = from + found;
+            let end = start + needle.len();
+            if !self
+                .runtime
+                .iter()
+                .any(|part| part.start < end && start < part.end)
+            {
+                self.runtime.push(start..end);
+                marked = true;
+            }
+            from = end;
+        }
+        marked
+    }
+
     /// Unquoted text: its pathname-glob characters (`*`, `?`, `[…]`) become
     /// file names at run time, when files match them.
     pub(super) fn push_unquoted(&mut self, text: &str) {
@@ -61,6 +87,14 @@ impl Word for ShellWord {
     fn is_literal(&self) -> bool {
         self.runtime.is_empty()
     }
+
+    fn literal_len(&self) -> usize {
+        self.runtime
+            .iter()
+            .map(|part| part.start)
+            .min()
+            .unwrap_or(self.text.len())
+    }
 }
 
 /// One character of a command line as a glob sees it.
@@ -81,10 +115,13 @@ pub(super) struct Line {
 
 impl Line {
     /// `words`, from which a command may start at each `(word, byte)` of `starts`.
-    pub(super) fn new(words: &[ShellWord], starts: &[(usize, usize)]) -> Self {
+    pub(super) fn new<'w>(
+        words: impl IntoIterator<Item = &'w ShellWord>,
+        starts: &[(usize, usize)],
+    ) -> Self {
         let mut tokens = Vec::new();
         let mut at_token = Vec::with_capacity(starts.len());
-        for (n, word) in words.iter().enumerate() {
+        for (n, word) in words.into_iter().enumerate() {
             let mut wanted: Vec<usize> = starts
                 .iter()
                 .filter(|(w, _)| *w == n)
@@ -168,6 +205,98 @@ impl Line {
             std::mem::swap(&mut below, &mut row);
         }
         self.starts.iter().any(|&start| below[start])
+    }
+}
+
+impl Line {
+    /// `words` as one command, from its first word, for [`always_matches`](Self::always_matches).
+    ///
+    /// A word that is all run-time parts may expand to nothing, taking one
+    /// space with it, so it is one run-time part with the space before it
+    /// (after it, at the start). Any other word is there, spaces around it.
+    pub(super) fn whole<'w>(words: impl IntoIterator<Item = &'w ShellWord>) -> Self {
+        let mut tokens = Vec::new();
+        let push = |tokens: &mut Vec<Token>, token: Token| {
+            let repeated = match token {
+                Token::Any => tokens.last() == Some(&Token::Any),
+                Token::Byte(b' ') => {
+                    matches!(tokens.last(), None | Some(Token::Byte(b' ')))
+                }
+                Token::Byte(_) => false,
+            };
+            if !repeated {
+                tokens.push(token);
+            }
+        };
+        for word in words {
+            if word.text.is_empty() {
+                continue;
+            }
+            let vanishes = word
+                .runtime
+                .iter()
+                .map(ExactSizeIterator::len)
+                .sum::<usize>()
+                == word.text.len();
+            if vanishes {
+                if tokens.last() == Some(&Token::Byte(b' ')) {
+                    tokens.pop();
+                }
+                push(&mut tokens, Token::Any);
+                continue;
+            }
+            // At the start, a run-time part stands for the space after it.
+            if !tokens.is_empty() && tokens[..] != [Token::Any] {
+                push(&mut tokens, Token::Byte(b' '));
+            }
+            let mut at = 0;
+            while at < word.text.len() {
+                if let Some(part) = word.runtime.iter().find(|part| part.contains(&at)) {
+                    push(&mut tokens, Token::Any);
+                    at = part.end;
+                    continue;
+                }
+                let byte = word.text.as_bytes()[at];
+                let byte = if byte.is_ascii_whitespace() {
+                    b' '
+                } else {
+                    byte
+                };
+                push(&mut tokens, Token::Byte(byte));
+                at += 1;
+            }
+        }
+        if tokens.last() == Some(&Token::Byte(b' ')) {
+            tokens.pop();
+        }
+        Line {
+            tokens,
+            starts: vec![0],
+        }
+    }
+
+    /// Whether `glob` matches every text this line can become at run time,
+    /// from its first token: each run-time part must lie inside one of the
+    /// glob's `*`, which is the only thing that matches any text.
+    pub(super) fn always_matches(&self, glob: &str) -> bool {
+        // from[i][j]: glob[i..] matches tokens[j..] whatever the run-time
+        // parts become. Kept one row of `i` at a time, from the end.
+        let (glob, line) = (glob.as_bytes(), &self.tokens);
+        let mut below = vec![false; line.len() + 1];
+        let mut row = vec![false; line.len() + 1];
+        below[line.len()] = true;
+        for &g in glob.iter().rev() {
+            for j in (0..=line.len()).rev() {
+                row[j] = match (g, line.get(j)) {
+                    (b'*', Some(_)) => below[j] || row[j + 1],
+                    (b'*', None) => below[j],
+                    (c, Some(&Token::Byte(b))) => c == b && below[j + 1],
+                    (_, Some(Token::Any) | None) => false,
+                };
+            }
+            std::mem::swap(&mut below, &mut row);
+        }
+        below[0]
     }
 }
 
@@ -333,6 +462,12 @@ mod tests {
         Line::new(words, &[(0, 0)])
     }
 
+    fn runtime(text: &str) -> ShellWord {
+        let mut word = ShellWord::default();
+        word.push_runtime(text);
+        word
+    }
+
     #[test]
     fn literal_lines_match_like_globs() {
         let push = line(&[literal("git"), literal("push"), literal("--force")]);
@@ -351,21 +486,35 @@ mod tests {
     }
 
     #[test]
-    fn run_time_parts_match_anything() {
-        let mut flags = ShellWord::default();
-        flags.push_runtime("$FLAGS");
-        let push = line(&[literal("git"), literal("push"), flags.clone()]);
-        assert!(push.matches("git push --force*"));
-        assert!(push.matches("git push"));
-        assert!(push.matches("git push --force"));
-        assert!(!push.matches("git pull*"));
-        let named = line(&[flags.clone(), literal("push")]);
-        assert!(named.matches("git push*"));
-        assert!(named.matches("push"));
-        assert!(!named.matches("git pull"));
-        let mut partial = literal("--forc");
-        partial.push_runtime("?");
-        assert!(line(&[literal("git"), literal("push"), partial]).matches("git push --force"));
+    fn run_time_parts_always_match_only_inside_a_star() {
+        let whole = |words: &[ShellWord]| Line::whole(words);
+        let push = whole(&[literal("git"), literal("push"), runtime("$FLAGS")]);
+        assert!(push.always_matches("git push*"));
+        assert!(push.always_matches("git*"));
+        assert!(push.always_matches("*"));
+        // `$FLAGS` may be empty, and `git push` is not `git push *`.
+        assert!(!push.always_matches("git push *"));
+        assert!(!push.always_matches("git push --force*"));
+        let named = whole(&[runtime("$GIT"), literal("status")]);
+        assert!(!named.always_matches("git status"));
+        assert!(named.always_matches("*status"));
+        assert!(!named.always_matches("* status"));
+        // A word with literal text is always there, spaces around it.
+        let mut partial = literal("--x=");
+        partial.push_runtime("$v");
+        let option = whole(&[literal("ls"), partial, literal("-l")]);
+        assert!(option.always_matches("ls --x=* -l"));
+        assert!(option.always_matches("ls *"));
+        assert!(option.always_matches("ls --x=*-l"));
+        assert!(!option.always_matches("ls --x=* -la"));
+        let middle = whole(&[literal("ls"), runtime("$x"), literal("-l")]);
+        assert!(middle.always_matches("ls* -l"));
+        assert!(!middle.always_matches("ls * -l"));
+        let plain = whole(&[literal("ls"), literal(""), literal("-la  x")]);
+        assert!(plain.always_matches("ls -la x"));
+        assert!(plain.always_matches("ls*"));
+        assert!(!plain.always_matches("ls"));
+        assert!(!plain.always_matches("ls -la x *"));
     }
 
     #[test]

@@ -3,6 +3,7 @@ use std::time::Duration;
 
 use super::printable::printable;
 use super::refusal::Refusal;
+use crate::matcher::NotAllowed;
 
 /// What a hook on a blocking event decides.
 ///
@@ -56,6 +57,21 @@ impl Decision {
     /// Asks a person, with this prompt, before the call goes on.
     pub fn ask(prompt: impl Into<Cow<'static, str>>) -> Self {
         Decision::Ask(Approval::new(prompt))
+    }
+}
+
+/// A command an allow-list refused is denied, with its reason.
+impl From<NotAllowed> for Decision {
+    fn from(refusal: NotAllowed) -> Self {
+        Decision::deny(refusal.to_string())
+    }
+}
+
+/// What a [`ShellAllowList`](crate::ShellAllowList) found: `Continue` when it
+/// allows the command, `Deny` saying what it does not allow.
+impl From<Result<(), NotAllowed>> for Decision {
+    fn from(allowed: Result<(), NotAllowed>) -> Self {
+        allowed.map_or_else(Decision::from, |()| Decision::Continue)
     }
 }
 
