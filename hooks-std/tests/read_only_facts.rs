@@ -223,3 +223,43 @@ fn what_nothing_classifies_is_refused_with_how_to_declare_it() {
          configuration, or `ToolFacts::new(\"frobnicate\").only_reads()` on the builder"
     ));
 }
+
+#[test]
+fn a_declared_shell_runs_only_allowed_commands() {
+    let bash = || {
+        ToolFacts::new("Bash")
+            .destroys()
+            .arg("command", ArgRole::Shell)
+    };
+    let hooks = Hooks::builder()
+        .only(["hooks_std::read_only::guard"])
+        .state(
+            ReadOnlyGuard::new(hooks_std::read_only::ReadOnly {
+                shell_commands: vec!["git status*".into(), "ls*".into()],
+                ..hooks_std::read_only::ReadOnly::default()
+            })
+            .unwrap(),
+        )
+        .tool_facts([bash()])
+        .build()
+        .unwrap();
+    let run = |command: &str| decide(&hooks, "Bash", json!({ "command": command }));
+    assert!(run("git status --short && ls -la").is_continue());
+    for command in [
+        "git status; git push --force",
+        "ls > listing.txt",
+        "ls $(git push)",
+        "sudo ls",
+        "echo x | xargs git push",
+    ] {
+        let outcome = run(command);
+        assert!(
+            reason(&outcome).contains("`Bash` would run a command not known to only read"),
+            "{command}: {:?}",
+            outcome.denial()
+        );
+    }
+    // Without an allow-list, the declaration decides: a shell may destroy.
+    let strict = guard_knowing([bash()]);
+    assert!(reason(&decide(&strict, "Bash", json!({"command": "ls"}))).contains("may destroy"));
+}

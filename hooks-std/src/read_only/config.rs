@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 /// write_tools = ["publish_*"]                 # declared: writes
 /// read_words = ["read", "get", "list"]        # replaces the default words
 /// sql_keys = ["sql", "query", "statement"]    # argument keys holding SQL, as words
+/// shell_commands = ["git status*", "ls*"]     # what a shell tool may run
 ///
 /// [[read_only.dialects]]                      # the first entry matching a tool wins
 /// tools = "mcp__postgres__*"
@@ -65,6 +66,16 @@ pub struct ReadOnly {
     /// taken for a search, not SQL. Default: `sql`, `query`, `queries`,
     /// `statement`, `statements`, `stmt`.
     pub sql_keys: Vec<String>,
+    /// Commands a shell tool may run while read-only mode is on, as
+    /// allow-list globs (`git status*`, `ls*`): a call whose shell argument
+    /// is declared ([`ArgRole::Shell`](hooks_core::ArgRole): Claude Code's and
+    /// Codex's `Bash`, `[tools.NAME] args = { cmd = "shell" }`) runs only if
+    /// every command bash would run is known before it runs and matches one
+    /// ([`ShellAllowList`](hooks_core::ShellAllowList): no run-time parts
+    /// beyond a `*`, no redirection to a file, no wrapper the glob does not
+    /// spell). Default: none, so shell tools are refused. A glob allows what
+    /// its program can do: `git log*` allows `git log --output=FILE`.
+    pub shell_commands: Vec<String>,
     /// The SQL dialect of tools, by pattern; the first match wins. A tool with
     /// none is judged in every common dialect (generic, postgres, mysql,
     /// sqlite, mssql) at once. Default: none.
@@ -227,6 +238,7 @@ impl Default for ReadOnly {
             read_words: strings(DEFAULT_READ_WORDS),
             unknown_tools: UnknownTools::Deny,
             sql_keys: strings(DEFAULT_SQL_KEYS),
+            shell_commands: Vec::new(),
             dialects: Vec::new(),
             allowed_functions: BTreeMap::new(),
         }

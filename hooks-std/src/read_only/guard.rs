@@ -5,7 +5,7 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use hooks_core::prelude::*;
-use hooks_core::{ArgRole, Source, ToolCall, ToolFacts};
+use hooks_core::{ArgRole, NotAllowed, ShellAllowList, Source, ToolCall, ToolFacts};
 
 use super::arguments::{self, TooDeep};
 use super::config::{ReadOnly, UnknownTools};
@@ -30,6 +30,8 @@ pub struct ReadOnlyGuard {
     read_words: Vec<String>,
     unknown_tools: UnknownTools,
     sql_keys: Vec<String>,
+    /// What a declared shell argument may run; `None`: nothing.
+    shell: Option<ShellAllowList>,
     dialect_tools: ToolPatterns,
     /// One entry per `dialect_tools` pattern, in order.
     dialects: Vec<[Dialect; 1]>,
@@ -98,6 +100,8 @@ impl ReadOnlyGuard {
             read_words: config.read_words,
             unknown_tools: config.unknown_tools,
             sql_keys: config.sql_keys,
+            shell: (!config.shell_commands.is_empty())
+                .then(|| ShellAllowList::new(&config.shell_commands)),
             dialect_tools: ToolPatterns::new("dialects", &dialect_patterns)?,
             dialects,
             functions: AllowedFunctions::new(&config.allowed_functions)?,
@@ -162,6 +166,11 @@ impl ReadOnlyGuard {
             if let Some(pattern) = self.write_tools.find(call) {
                 return Some(Write::Tool(tool, pattern));
             }
+            match facts.map(|facts| self.declared_shell(tool, facts, args)) {
+                Some(Some(Ok(()))) => return None,
+                Some(Some(Err(write))) => return Some(write),
+                _ => {}
+            }
             if let Some(facts) = facts {
                 if let Some(fact) = facts.destructive().filter(|fact| fact.value) {
                     return Some(Write::Declared(
@@ -217,6 +226,35 @@ impl ReadOnlyGuard {
             }
         }
         Ok(found)
+    }
+
+    /// Judges every string under the arguments `facts` declares as shell
+    /// commands against `shell_commands`: `None` if there is none to judge
+    /// (no such argument, or no allow-list), `Ok` if every one is allowed.
+    fn declared_shell<'a>(
+        &'a self,
+        tool: &'a str,
+        facts: &'a ToolFacts,
+        args: &'a Value,
+    ) -> Option<Result<(), Write<'a>>> {
+        let list = self.shell.as_ref()?;
+        let mut found = false;
+        for arg in facts.args_with(ArgRole::Shell) {
+            let Some(value) = arg.find(args) else {
+                continue;
+            };
+            found = true;
+            let judged = arguments::leaves(value, 0, &mut |text| match list.allows(text) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(refusal) => ControlFlow::Break(refusal),
+            });
+            match judged {
+                Err(TooDeep) => return Some(Err(Write::TooDeep(tool))),
+                Ok(ControlFlow::Break(refusal)) => return Some(Err(Write::Shell(tool, refusal))),
+                Ok(ControlFlow::Continue(())) => {}
+            }
+        }
+        found.then_some(Ok(()))
     }
 
     /// The last resort, for a tool nothing declares: its name and the keys
@@ -313,6 +351,8 @@ enum Write<'a> {
     /// SQL under this key that is not known to only read.
     Sql(&'a str, &'a str, Refusal),
     TooDeep(&'a str),
+    /// A declared shell command `shell_commands` does not allow.
+    Shell(&'a str, NotAllowed),
     /// Nothing classifies it; a source not trusted may say it only reads.
     Unknown(&'a str, Option<&'a Source>),
 }
@@ -335,6 +375,10 @@ impl fmt::Display for Write<'_> {
             Write::Sql(tool, key, refusal) => write!(
                 f,
                 "`{tool}` would run SQL (`{key}`) that is not known to only read: {refusal}"
+            ),
+            Write::Shell(tool, refusal) => write!(
+                f,
+                "`{tool}` would run a command not known to only read (`shell_commands`): {refusal}"
             ),
             Write::TooDeep(tool) => write!(
                 f,

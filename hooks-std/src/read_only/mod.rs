@@ -18,8 +18,11 @@
 //!
 //! 1. every argument the catalog declares as SQL ([`ArgRole::Sql`](hooks_core::ArgRole))
 //!    is judged, every string in it, strictly;
-//! 2. a tool matching [`ReadOnly::write_tools`], declared destructive, or
-//!    declared to write (by any source) is denied;
+//! 2. a tool matching [`ReadOnly::write_tools`] is denied; a tool with a
+//!    declared shell argument ([`ArgRole::Shell`](hooks_core::ArgRole), as
+//!    Claude Code's `Bash`) runs if [`ReadOnly::shell_commands`] allows every
+//!    command bash would run in it, and is denied if not; a tool declared
+//!    destructive, or declared to write (by any source), is denied;
 //! 3. a tool declared to only read — by a trusted source: not the
 //!    annotations of an MCP server nobody said to trust — runs without its
 //!    other arguments being judged, and so does one matching
