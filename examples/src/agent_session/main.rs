@@ -185,8 +185,9 @@ fn setup() -> Result<(Hooks, PathBuf), Box<dyn std::error::Error>> {
         builder = config.apply(builder)?;
     }
     let hooks = builder
-        // The agent's tools: a hook whose pattern matches none of them fails here.
-        .tools(TOOLS.iter().copied())
+        // The agent's tools and what each does: a hook whose pattern matches
+        // none of them fails here, and guards decide from their facts.
+        .tools(script::tool_facts())
         .require([
             "agent_session::guards::careful_sql",
             "hooks_std::read_only::guard",

@@ -58,6 +58,21 @@ pub(crate) fn reporter_turns() -> Vec<Turn> {
 }
 
 /// The tools the agent offers.
+/// What the agent's tools do, for guards to decide from (the tool catalog):
+/// the read-only guard refuses `write_file` because it is declared to
+/// destroy, not because of its name, and judges `sql_query`'s declared SQL.
+pub(crate) fn tool_facts() -> Vec<hooks_core::ToolFacts> {
+    use hooks_core::{ArgRole, ToolFacts};
+    vec![
+        ToolFacts::new("read_file").only_reads().arg("path", ArgRole::Path),
+        ToolFacts::new("write_file").destroys().arg("path", ArgRole::Path),
+        ToolFacts::new("sql_query").arg("query", ArgRole::Sql),
+        ToolFacts::new("search").only_reads().with_open_world(true),
+        ToolFacts::new("Bash").destroys().arg("command", ArgRole::Shell),
+        ToolFacts::new("payments_refund").writes().with_open_world(true),
+    ]
+}
+
 pub(crate) const TOOLS: [&str; 6] = [
     "read_file",
     "write_file",
