@@ -279,3 +279,54 @@ fn defaults_are_made_per_dispatcher_and_a_failing_one_is_a_build_error() {
         "{text}"
     );
 }
+
+/// A policy only some dispatchers ask for.
+struct Watchlist(Vec<&'static str>);
+
+hooks_core::opt_in!(Watchlist);
+
+#[pre_tool_use(group = "opt_in")]
+fn watched(ctx: &mut PreToolUse, list: &Watchlist) -> Decision {
+    if list.0.contains(&ctx.tool()) {
+        Decision::deny("watched")
+    } else {
+        Decision::Continue
+    }
+}
+
+#[pre_tool_use(group = "opt_in", observe)]
+fn watched_too(_ctx: &PreToolUse, _list: &Watchlist, _counter: &Counter) {}
+
+#[test]
+fn an_opt_in_hook_runs_only_where_its_state_is_given() {
+    // Not asked: left out, no error, nothing decided.
+    let plain = Hooks::builder().groups(["opt_in"]).build().unwrap();
+    assert_eq!(plain.count::<PreToolUse>(), 0);
+    assert!(
+        block_on(plain.dispatch(&mut PreToolUse::new(&Session::new("s"), "rm", json!({}))))
+            .is_continue()
+    );
+    // Asked: it runs, and so does the observer reading it (with its other state's default).
+    let asked = Hooks::builder()
+        .groups(["opt_in"])
+        .state(Watchlist(vec!["rm"]))
+        .build()
+        .unwrap();
+    assert_eq!(asked.count::<PreToolUse>(), 2);
+    assert!(
+        block_on(asked.dispatch(&mut PreToolUse::new(&Session::new("s"), "rm", json!({}))))
+            .is_denied()
+    );
+    // Required but not asked for: the requirement says so.
+    let error = Hooks::builder()
+        .groups(["opt_in"])
+        .require([concat!(module_path!(), "::watched")])
+        .build()
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("is required, but it runs only in a dispatcher given a `state::Watchlist`"),
+        "{error}"
+    );
+}

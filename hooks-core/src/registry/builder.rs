@@ -11,7 +11,7 @@ use crate::matcher::Matcher;
 use crate::registry::event::Event;
 use crate::registry::hook::{Hook, Timed};
 use crate::registry::hooks::{Hooks, Inner};
-use crate::registry::linked::__HOOKS_CORE_V1_STATE_DEFAULTS;
+use crate::registry::linked::{__HOOKS_CORE_V1_OPT_IN, __HOOKS_CORE_V1_STATE_DEFAULTS};
 use crate::registry::problem::{BuildError, BuildProblem};
 use crate::registry::state::{Shared, State, StateMap, StateType, StateValue};
 use crate::registry::table::{
@@ -378,6 +378,12 @@ impl HooksBuilder {
         };
         tables.each_mut(&mut collect);
         let (known_names, known_groups) = (collect.known_names, collect.known_groups);
+        let mut leave_out = LeaveOut {
+            states: &self.states,
+            left_out: BTreeMap::new(),
+        };
+        tables.each_mut(&mut leave_out);
+        let left_out = leave_out.left_out;
 
         let mut problems = std::mem::take(&mut self.problems);
         self.check_filters(&known_names, &known_groups, &mut problems);
@@ -386,7 +392,13 @@ impl HooksBuilder {
             self.required
                 .iter()
                 .filter(|name| !present.contains(name.as_str()))
-                .map(|name| BuildProblem::MissingRequired { name: name.clone() }),
+                .map(|name| match left_out.get(name.as_str()) {
+                    Some(&type_name) => BuildProblem::RequiredNotGiven {
+                        name: name.clone(),
+                        type_name,
+                    },
+                    None => BuildProblem::MissingRequired { name: name.clone() },
+                }),
         );
         problems.extend(duplicates(&tables));
         if let Some(tools) = &self.tools {
@@ -513,6 +525,33 @@ impl VisitTable for Collect<'_> {
                 entry.meta.shadow = true;
             }
         }
+        table.sort();
+    }
+}
+
+/// Leaves out every hook reading an opt-in state type
+/// ([`opt_in!`](crate::opt_in)) the builder was given no value of.
+struct LeaveOut<'b> {
+    states: &'b StateMap,
+    /// Each hook left out, and the state type it was not given.
+    left_out: BTreeMap<String, &'static str>,
+}
+
+impl VisitTable for LeaveOut<'_> {
+    fn visit<C: Event>(&mut self, table: &mut Table<C>) {
+        let (states, left_out) = (self.states, &mut self.left_out);
+        table.entries.retain(|entry| {
+            let not_given = entry.meta.state.iter().find(|&&ty| {
+                states.get(ty).is_none()
+                    && __HOOKS_CORE_V1_OPT_IN
+                        .iter()
+                        .any(|opt_in| (opt_in.id)() == (ty.id)())
+            });
+            if let Some(ty) = not_given {
+                left_out.insert(entry.meta.name.to_string(), (ty.name)());
+            }
+            not_given.is_none()
+        });
         table.sort();
     }
 }

@@ -109,3 +109,9 @@ hooks_events::for_each_event!(slices);
 #[doc(hidden)]
 #[distributed_slice]
 pub static __HOOKS_CORE_V1_STATE_DEFAULTS: [StateDefault];
+
+/// State types whose hooks run only in dispatchers given a value of them
+/// ([`opt_in!`](crate::opt_in)).
+#[doc(hidden)]
+#[distributed_slice]
+pub static __HOOKS_CORE_V1_OPT_IN: [StateType];

@@ -57,6 +57,14 @@ pub enum BuildProblem {
         /// The missing hook.
         name: String,
     },
+    /// `require` names a hook left out because the dispatcher was not given
+    /// the opt-in state it reads ([`opt_in!`](crate::opt_in)).
+    RequiredNotGiven {
+        /// The hook.
+        name: String,
+        /// The state type it needs.
+        type_name: &'static str,
+    },
     /// `only` or `without` names a hook the builder does not know (linked or added).
     UnknownHook {
         /// `only` or `without`.
@@ -153,6 +161,11 @@ impl fmt::Display for BuildProblem {
                 "hook `{name}` is required but not linked into this binary: if it is defined in \
                  another crate, reference that crate with `hooks_core::link!(that_crate);` \
                  (a crate nothing refers to is dropped by the linker)"
+            ),
+            BuildProblem::RequiredNotGiven { name, type_name } => write!(
+                f,
+                "hook `{name}` is required, but it runs only in a dispatcher given a \
+                 `{type_name}`: give one with `.state(..)` (or the configuration table that sets it)"
             ),
             BuildProblem::UnknownHook { filter, name } => write!(
                 f,

@@ -101,6 +101,50 @@ impl StateMap {
     }
 }
 
+/// Makes a state type a dispatcher's choice: a hook reading `T` runs only in
+/// a dispatcher given a `T` (by [`state`](crate::HooksBuilder::state), or a
+/// configuration table that sets it); in any other dispatcher it is left
+/// out, as if it were not linked. Linking a crate, or turning on its
+/// feature, then changes no dispatcher that did not ask.
+///
+/// This is how `hooks-std`'s standard hooks are opt-in: the read-only guard
+/// runs where a `ReadOnlyGuard` is given, the audit log where an `Auditor` is.
+///
+/// ```
+/// use hooks_core::prelude::*;
+///
+/// pub struct Quota { pub max_calls: u32 }
+///
+/// hooks_core::opt_in!(Quota);
+///
+/// #[pre_tool_use(group = "quota_doc")]
+/// fn enforce(_ctx: &mut PreToolUse, quota: &Quota) -> Decision {
+///     if quota.max_calls == 0 { Decision::deny("no calls allowed") } else { Decision::Continue }
+/// }
+///
+/// // Not given a `Quota`: the hook is left out, and building is no error.
+/// let plain = Hooks::builder().groups(["quota_doc"]).build().unwrap();
+/// assert_eq!(plain.count::<PreToolUse>(), 0);
+/// // Given one: it runs.
+/// let limited = Hooks::builder().groups(["quota_doc"]).state(Quota { max_calls: 0 }).build().unwrap();
+/// assert_eq!(limited.count::<PreToolUse>(), 1);
+/// ```
+#[macro_export]
+macro_rules! opt_in {
+    ($ty:ty) => {
+        const _: () = {
+            #[$crate::__private::linkme::distributed_slice(
+                $crate::__private::__HOOKS_CORE_V1_OPT_IN
+            )]
+            #[linkme(crate = $crate::__private::linkme)]
+            static OPT_IN: $crate::__private::StateType = $crate::__private::StateType {
+                id: ::core::any::TypeId::of::<$ty>,
+                name: ::core::any::type_name::<$ty>,
+            };
+        };
+    };
+}
+
 /// A default for a state type, offered by the crate whose hooks read it
 /// ([`default_state!`](crate::default_state)): used by a dispatcher whose
 /// builder was given no value of that type, made afresh for each dispatcher.
