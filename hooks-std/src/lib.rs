@@ -53,7 +53,7 @@ mod postgres;
 pub mod rate_limit;
 #[cfg(feature = "read-only")]
 pub mod read_only;
-#[cfg(any(feature = "audit-log", feature = "approval"))]
+#[cfg(feature = "redact")]
 pub mod redact;
 #[cfg(feature = "replay")]
 pub mod replay;

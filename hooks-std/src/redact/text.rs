@@ -22,6 +22,7 @@
 use std::ops::Range;
 
 use super::keys::Terms;
+use super::known::Known;
 
 /// The authorization schemes whose next word is the credential.
 const SCHEMES: [&str; 6] = ["bearer", "basic", "token", "digest", "negotiate", "apikey"];
@@ -30,8 +31,14 @@ const SCHEMES: [&str; 6] = ["bearer", "basic", "token", "digest", "negotiate", "
 const MIN_SECRET_LEN: usize = 8;
 
 /// The spans of `text` that hold secrets, sorted and merged.
-pub(crate) fn secrets(text: &str, terms: &Terms, prefixes: &[String]) -> Vec<Range<usize>> {
+pub(crate) fn secrets(
+    text: &str,
+    terms: &Terms,
+    prefixes: &[String],
+    known: &Known,
+) -> Vec<Range<usize>> {
     let mut spans = Vec::new();
+    known.find(text, &mut spans);
     private_key_blocks(text, &mut spans);
     url_userinfo(text, &mut spans);
     assignments(text, terms, &mut spans);
