@@ -27,6 +27,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use serde_json::Value;
+
+use super::REDACTED;
+use super::text::{merge, replace};
 
 /// The shortest secret that can be known, in bytes.
 pub const MIN_KNOWN_SECRET_LEN: usize = 8;
@@ -134,10 +138,61 @@ impl Known {
         self.0.as_ref().map_or(0, |compiled| compiled.values.len())
     }
 
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
     /// Adds the spans of `text` holding a known secret, in any encoding.
     pub(crate) fn find(&self, text: &str, spans: &mut Vec<Range<usize>>) {
         if let Some(compiled) = &self.0 {
             compiled.find(text, spans);
+        }
+    }
+
+    /// `text` with every known secret replaced; `None` if it holds none
+    /// (then nothing was allocated, unless it held a percent escape).
+    pub(crate) fn redact_text(&self, text: &str) -> Option<String> {
+        let mut spans = Vec::new();
+        self.find(text, &mut spans);
+        (!spans.is_empty()).then(|| replace(text, &merge(spans), REDACTED))
+    }
+
+    /// Whether a string or a key anywhere in `value` holds a known secret.
+    pub(crate) fn is_in(&self, value: &Value) -> bool {
+        let holds = |text: &str| {
+            let mut spans = Vec::new();
+            self.find(text, &mut spans);
+            !spans.is_empty()
+        };
+        match value {
+            Value::String(text) => holds(text),
+            Value::Array(items) => items.iter().any(|item| self.is_in(item)),
+            Value::Object(members) => members
+                .iter()
+                .any(|(key, member)| holds(key) || self.is_in(member)),
+            _ => false,
+        }
+    }
+
+    /// Replaces every known secret in `value`'s strings and keys.
+    pub(crate) fn scrub(&self, value: &mut Value) {
+        match value {
+            Value::String(text) => {
+                if let Some(clean) = self.redact_text(text) {
+                    *text = clean;
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|item| self.scrub(item)),
+            Value::Object(members) => {
+                let old = std::mem::take(members);
+                for (key, mut member) in old {
+                    self.scrub(&mut member);
+                    let key = self.redact_text(&key).unwrap_or(key);
+                    let key = super::unique(members, key);
+                    members.insert(key, member);
+                }
+            }
+            _ => {}
         }
     }
 }

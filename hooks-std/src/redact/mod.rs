@@ -53,6 +53,7 @@
 
 mod keys;
 mod known;
+mod scrub;
 mod text;
 
 use std::path::Path;
@@ -229,6 +230,11 @@ impl Redactor {
         self.known.len()
     }
 
+    /// Its known secrets, for the rules that apply only those.
+    pub(crate) fn known(&self) -> &Known {
+        &self.known
+    }
+
     /// `value` with every secret replaced by [`REDACTED`]: members with a
     /// sensitive key, secrets in strings, and strings that hold JSON, walked
     /// as JSON.
@@ -297,9 +303,14 @@ impl hooks_core::Redact for Redactor {
     }
 }
 
+// The dispatcher's redactor, read by the audit log and the result scrubber:
+// the one given to `HooksBuilder::redactor`, else this default (the shape
+// rules, no known secrets).
+hooks_core::default_state!(Redactor);
+
 /// `key`, or, if `members` has it already (two keys redacted alike), `key`
 /// with a number: no member is lost to another.
-fn unique(members: &Map<String, Value>, key: String) -> String {
+pub(crate) fn unique(members: &Map<String, Value>, key: String) -> String {
     if !members.contains_key(&key) {
         return key;
     }

@@ -60,7 +60,7 @@ pub(crate) fn replace(text: &str, spans: &[Range<usize>], replacement: &str) -> 
     out
 }
 
-fn merge(mut spans: Vec<Range<usize>>) -> Vec<Range<usize>> {
+pub(crate) fn merge(mut spans: Vec<Range<usize>>) -> Vec<Range<usize>> {
     spans.retain(|span| span.start < span.end);
     spans.sort_by_key(|span| (span.start, std::cmp::Reverse(span.end)));
     let mut merged: Vec<Range<usize>> = Vec::with_capacity(spans.len());
