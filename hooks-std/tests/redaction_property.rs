@@ -64,6 +64,39 @@ const SHAPES: &[&str] = &[
     "AKIA{}",
     "glpat-{}",
     "hf_{}",
+    "PGPASSWORD={} psql -h db",
+    "curl -u deploy:{} https://api.example.com",
+    "curl -b 'theme=dark; sid={}' https://x",
+    "Cookie: theme=dark; sid={}",
+    "DefaultEndpointsProtocol=https;AccountName=a;AccountKey={};EndpointSuffix=core.windows.net",
+    "https://a.blob.core.windows.net/c/b?sv=2022-11-02&sig={}&se=2030-01-01",
+    "machine api.example.com login deploy password {}",
+    "https://hooks.slack.com/services/T0A1/B0B2/{}",
+    "https://api.telegram.org/bot123456:{}/sendMessage",
+    "openssl rsa -in k.pem -passin pass:{} -out k2.pem",
+    "docker login -u deploy -p {} registry.example.com",
+    "aws configure set aws_session_token {}",
+    "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPrivate-Lines: 1\nAAAA{}\nPrivate-MAC: 9c2e",
+    "Error: 401 Unauthorized: invalid api key {} (check it)",
+];
+
+/// Argv arrays whose `{}` element (or part of one) is the secret.
+const ARGV: &[&[&str]] = &[
+    &["mysql", "--password", "{}", "shop"],
+    &["sshpass", "-p", "{}", "ssh", "deploy@h"],
+    &["curl", "-u", "deploy:{}", "https://x"],
+    &["curl", "-b", "sid={}", "https://x"],
+    &["docker", "login", "-p", "{}", "registry.example.com"],
+    &["openssl", "rsa", "-passin", "pass:{}"],
+    &["aws", "configure", "set", "aws_secret_access_key", "{}"],
+];
+
+/// Name/value pairs whose `{}` value is the secret.
+const PAIRS: &[&str] = &[
+    r#"{"name": "DB_PASSWORD", "value": "{}"}"#,
+    r#"{"env_name": "API_TOKEN", "env_value": "{}"}"#,
+    r#"{"Name": "/prod/db/password", "Value": "{}", "Type": "SecureString"}"#,
+    r#"{"key": "X-Api-Key", "value": "{}"}"#,
 ];
 
 /// Keys whose value is a secret whatever it looks like.
@@ -93,6 +126,12 @@ enum Place {
     JsonInString,
     /// The bare body under a sensitive key.
     SensitiveKey(&'static str),
+    /// An argv array (the shape is one of [`ARGV`]).
+    Argv(&'static [&'static str]),
+    /// A name/value pair (the shape is one of [`PAIRS`]).
+    Pair(&'static str),
+    /// In the tool's error message (the call must run for it to be there).
+    ToolError,
 }
 
 /// What happens to the call.
@@ -145,6 +184,14 @@ impl Case {
                 json!({"body": json!({"config": {"connection": secret}}).to_string()})
             }
             Place::SensitiveKey(key) => json!({"settings": {*key: self.body.clone()}}),
+            Place::Argv(argv) => json!({"argv": argv
+                .iter()
+                .map(|word| word.replace("{}", &self.body))
+                .collect::<Vec<_>>()}),
+            Place::Pair(pair) => json!({"env": [
+                serde_json::from_str::<Value>(&pair.replace("{}", &self.body)).unwrap()
+            ]}),
+            Place::ToolError => json!({"n": 1}),
         }
     }
 
@@ -176,7 +223,8 @@ impl Route {
 
 fn case() -> impl Strategy<Value = Case> {
     // Bodies long and random enough that finding one is never a coincidence.
-    let body = "[A-Z0-9]{4}[a-zA-Z0-9]{16,28}";
+    // With a digit: a credential after a word like `api key` is told by one.
+    let body = "[A-Z]{2}[0-9]{2}[a-zA-Z0-9]{16,28}";
     let words = "[a-z]{1,8}( [a-z]{1,8}){0,3}";
     let place = prop_oneof![
         Just(Place::Argument),
@@ -184,6 +232,9 @@ fn case() -> impl Strategy<Value = Case> {
         (1usize..6).prop_map(Place::Nested),
         Just(Place::JsonInString),
         proptest::sample::select(SENSITIVE_KEYS).prop_map(Place::SensitiveKey),
+        proptest::sample::select(ARGV).prop_map(Place::Argv),
+        proptest::sample::select(PAIRS).prop_map(Place::Pair),
+        Just(Place::ToolError),
     ];
     let route = proptest::sample::select(&Route::ALL[..]);
     (body, proptest::sample::select(SHAPES), place, route).prop_map(
@@ -319,10 +370,15 @@ fn a_generated_secret_never_reaches_the_audit_file_or_the_approval_store() {
         let dir = root.join(cases.fetch_add(1, Ordering::Relaxed).to_string());
         let world = World::new(&dir, case.route, Redactor::default());
         let session = Session::new("property").with_user("dana");
+        let error = matches!(case.place, Place::ToolError)
+            .then(|| format!("the tool failed: {}", case.secret()));
         let run = runtime.block_on(world.hooks.tool(case.tool()).run(
             &session,
             case.args(),
-            async |_: &Value| Ok::<_, String>(json!("done")),
+            async |_: &Value| match &error {
+                Some(error) => Err(error.clone()),
+                None => Ok(json!("done")),
+            },
         ));
         prop_assert_eq!(run.ran(), case.route.runs(), "{:?}", run.denial());
         let written = world.written();

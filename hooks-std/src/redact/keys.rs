@@ -2,6 +2,11 @@
 //! them (`db_password`, `DBPassword`, `X-Api-Key`, `jwtSecret`), compared to
 //! the sensitive terms word by word.
 
+/// How long a one-word term must be to count at the end of a longer word:
+/// `password` in `pgpassword`, `token` in `csrftoken`; not `pwd` in `oldpwd`
+/// (a directory) nor `otp` in `nbotp`.
+const GLUED: usize = 5;
+
 /// The sensitive terms, each as lowercase words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Terms(Vec<Vec<String>>);
@@ -22,13 +27,17 @@ impl Terms {
         )
     }
 
-    /// Whether `key` names a secret: some term's words appear in it, in a row.
+    /// Whether `key` names a secret: some term's words appear in it, in a
+    /// row; or a word ends with a one-word term of [`GLUED`] letters or more,
+    /// as a program's name glued to it (`PGPASSWORD`, `GITHUBTOKEN`).
     pub(crate) fn sensitive(&self, key: &str) -> bool {
         let words = words(key);
         self.0.iter().any(|term| {
             words
                 .windows(term.len())
                 .any(|window| window == term.as_slice())
+                || matches!(term.as_slice(), [one] if one.len() >= GLUED
+                    && words.iter().any(|word| word.ends_with(one.as_str())))
         })
     }
 }
@@ -77,5 +86,28 @@ mod tests {
         assert_eq!(words("clientSecret2"), ["client", "secret2"]);
         assert_eq!(words("aws_access_key_id"), ["aws", "access", "key", "id"]);
         assert_eq!(words("HTTPSProxy"), ["https", "proxy"]);
+    }
+
+    #[test]
+    fn long_terms_count_at_the_end_of_a_glued_word() {
+        let terms = Terms::new(["password", "token", "pwd", "api key"]);
+        for key in [
+            "PGPASSWORD",
+            "MYSQLPASSWORD",
+            "githubToken",
+            "csrftoken",
+            "pwd",
+        ] {
+            assert!(terms.sensitive(key), "{key}");
+        }
+        for key in [
+            "OLDPWD",
+            "tokenizer",
+            "max_tokens",
+            "passwords_policy_url",
+            "apikeys",
+        ] {
+            assert!(!terms.sensitive(key), "{key}");
+        }
     }
 }

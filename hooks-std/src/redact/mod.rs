@@ -51,10 +51,15 @@
 //! );
 //! ```
 
+mod blocks;
+mod commands;
 mod keys;
 mod known;
+mod pairs;
 mod scrub;
+mod shell;
 mod text;
+mod urls;
 
 use std::path::Path;
 
@@ -68,7 +73,7 @@ pub use known::{MIN_KNOWN_SECRET_LEN, SecretError};
 pub const REDACTED: &str = "[redacted]";
 
 /// The sensitive key terms used unless configured otherwise.
-pub const DEFAULT_KEYS: [&str; 21] = [
+pub const DEFAULT_KEYS: [&str; 23] = [
     "password",
     "passwd",
     "pwd",
@@ -88,6 +93,10 @@ pub const DEFAULT_KEYS: [&str; 21] = [
     "access key",
     "session key",
     "signature",
+    // An Azure shared access signature's `sig=`.
+    "sig",
+    // Azure storage connection strings' `AccountKey=`.
+    "account key",
     "otp",
     "dsn",
 ];
@@ -241,9 +250,11 @@ impl Redactor {
     pub fn redact(&self, value: &Value) -> Value {
         match value {
             Value::Object(members) => {
+                let pair = pairs::names_a_secret(members, &self.keys);
                 let mut redacted = Map::new();
                 for (key, member) in members {
-                    let member = if self.sensitive_key(key) {
+                    let member = if self.sensitive_key(key) || (pair && pairs::holds_the_value(key))
+                    {
                         Value::String(REDACTED.to_owned())
                     } else {
                         self.redact(member)
@@ -255,6 +266,10 @@ impl Redactor {
                 Value::Object(redacted)
             }
             Value::Array(items) => {
+                // An argv array first: what follows `--password` is hidden
+                // before each element is redacted on its own.
+                let argv = pairs::argv(items, &self.keys, REDACTED);
+                let items = argv.as_deref().unwrap_or(items);
                 Value::Array(items.iter().map(|item| self.redact(item)).collect())
             }
             Value::String(text) => Value::String(self.redact_string(text)),
@@ -285,8 +300,48 @@ impl Redactor {
     /// `text` with every secret replaced; `None` if there was none. See the
     /// module docs for what counts.
     pub fn redact_text(&self, text: &str) -> Option<String> {
-        let spans = text::secrets(text, &self.keys, &self.prefixes, &self.known);
-        (!spans.is_empty()).then(|| text::replace(text, &spans, REDACTED))
+        let walked = self.embedded_json(text);
+        let current = walked.as_deref().unwrap_or(text);
+        let spans = text::secrets(current, &self.keys, &self.prefixes, &self.known);
+        if spans.is_empty() {
+            return walked;
+        }
+        Some(text::replace(current, &spans, REDACTED))
+    }
+
+    /// `text` with each JSON object or array in it (a prompt or a reason
+    /// quoting a call's arguments: `Run this? {"env": [...]}`) redacted as
+    /// JSON, so the rules only JSON's shape shows (argv arrays, name/value
+    /// pairs, sensitive keys) apply there too; `None` if none changed.
+    ///
+    /// A start that does not parse costs at most `serde_json`'s nesting
+    /// limit (128 levels) of reading before the next one is tried.
+    fn embedded_json(&self, text: &str) -> Option<String> {
+        let mut out = String::new();
+        let mut copied = 0;
+        let mut at = 0;
+        while let Some(found) = text[at..].find(['{', '[']) {
+            let start = at + found;
+            let mut values =
+                serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+            match values.next() {
+                Some(Ok(value)) if value.is_object() || value.is_array() => {
+                    let end = start + values.byte_offset();
+                    let redacted = self.redact(&value);
+                    if redacted != value {
+                        out.push_str(&text[copied..start]);
+                        out.push_str(&redacted.to_string());
+                        copied = end;
+                    }
+                    at = end;
+                }
+                _ => at = start + 1,
+            }
+        }
+        (copied > 0).then(|| {
+            out.push_str(&text[copied..]);
+            out
+        })
     }
 
     /// `text`, redacted if it holds a secret.

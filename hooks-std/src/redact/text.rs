@@ -4,15 +4,18 @@
 //!
 //! The rules, in the order they run:
 //!
-//! - private key blocks (`-----BEGIN … PRIVATE KEY-----` to its `END` line,
-//!   PGP and OpenSSH included), whole;
-//! - the password in a URL's userinfo (`postgres://user:pass@host`), or a
-//!   long userinfo that is all token (`https://TOKEN@host`);
+//! - known secrets, by value and encoded ([`known`](super::known));
+//! - private key blocks, PEM and `PuTTY`, whole ([`blocks`](super::blocks));
+//! - URLs' passwords and webhook paths ([`urls`](super::urls));
 //! - the value after a sensitive name and `=` or `:` — `password=x`,
-//!   `DB_PASSWORD=x`, `?api_key=x&`, `"token": "x"`, `X-Api-Key: x`,
-//!   `Authorization: Token x` (the scheme word kept) — quoted or not;
-//! - the word after a sensitive `--flag` (`--password x`), and a mysql-style
-//!   `-pPASSWORD` or `sshpass -p PASSWORD`;
+//!   `PGPASSWORD=x`, `?api_key=x&`, `"token": "x"`, `X-Api-Key: x`,
+//!   `Authorization: Token x` (the scheme word kept), `AccountKey=x;`,
+//!   `sig=x&` — quoted or not; after `Cookie:` or `Set-Cookie:`, the rest of
+//!   the header (every cookie in it);
+//! - the value after a sensitive `--flag` (`--password x`) and what
+//!   programs read passwords from on their command lines
+//!   ([`commands`](super::commands)), over the text split as a shell would
+//!   and as bare tokens (a command quoted inside JSON text);
 //! - the word after `Bearer`, `Basic`, `Token`, `Digest` (an authorization
 //!   scheme), anywhere;
 //! - words that start with a known credential prefix (`sk-`, `ghp_`, `AKIA`,
@@ -21,8 +24,9 @@
 
 use std::ops::Range;
 
-use super::keys::Terms;
+use super::keys::{self, Terms};
 use super::known::Known;
+use super::{blocks, commands, shell, urls};
 
 /// The authorization schemes whose next word is the credential.
 const SCHEMES: [&str; 6] = ["bearer", "basic", "token", "digest", "negotiate", "apikey"];
@@ -39,11 +43,23 @@ pub(crate) fn secrets(
 ) -> Vec<Range<usize>> {
     let mut spans = Vec::new();
     known.find(text, &mut spans);
-    private_key_blocks(text, &mut spans);
-    url_userinfo(text, &mut spans);
+    blocks::private_key_blocks(text, &mut spans);
+    blocks::putty_keys(text, &mut spans);
+    urls::userinfo(text, &mut spans);
+    urls::webhooks(text, &mut spans);
     assignments(text, terms, &mut spans);
-    flags(text, terms, &mut spans);
-    words(text, prefixes, &mut spans);
+    // Commands as a shell splits them, and as bare tokens: a command line
+    // quoted inside JSON text (`{"cmd":"mysql -pX"}`) is one shell word.
+    for words in [shell::words(text), token_words(text)] {
+        spans.extend(
+            commands::secrets(&words, terms)
+                .into_iter()
+                .map(|(at, range)| {
+                    words[at].at.start + range.start..words[at].at.start + range.end
+                }),
+        );
+    }
+    prefixed_words(text, prefixes, &mut spans);
     merge(spans)
 }
 
@@ -71,63 +87,6 @@ pub(crate) fn merge(mut spans: Vec<Range<usize>>) -> Vec<Range<usize>> {
         }
     }
     merged
-}
-
-/// `-----BEGIN RSA PRIVATE KEY-----` … `-----END RSA PRIVATE KEY-----`, and
-/// PGP's `PRIVATE KEY BLOCK`: the whole block, or to the end of the text
-/// when the end is missing (a truncated key is still a key).
-fn private_key_blocks(text: &str, spans: &mut Vec<Range<usize>>) {
-    let mut from = 0;
-    while let Some(found) = text[from..].find("-----BEGIN ") {
-        let start = from + found;
-        let Some(header_end) = text[start + 11..]
-            .find("-----")
-            .map(|at| start + 11 + at + 5)
-        else {
-            break;
-        };
-        if !text[start..header_end].contains("PRIVATE KEY") {
-            from = header_end;
-            continue;
-        }
-        let end = text[header_end..]
-            .find("-----END ")
-            .and_then(|at| {
-                let end_start = header_end + at;
-                text[end_start + 9..]
-                    .find("-----")
-                    .map(|close| end_start + 9 + close + 5)
-            })
-            .unwrap_or(text.len());
-        spans.push(start..end);
-        from = end;
-    }
-}
-
-/// `scheme://user:password@host` — the password; `scheme://TOKEN@host`
-/// with a long userinfo and no colon — the whole userinfo.
-fn url_userinfo(text: &str, spans: &mut Vec<Range<usize>>) {
-    for (at, _) in text.match_indices("://") {
-        let start = at + 3;
-        let rest = &text[start..];
-        let end = rest
-            .find(|c: char| {
-                c.is_whitespace() || matches!(c, '/' | '?' | '#' | '"' | '\'' | '`' | '<' | '>')
-            })
-            .unwrap_or(rest.len());
-        let authority = &rest[..end];
-        let Some(at_sign) = authority.rfind('@') else {
-            continue;
-        };
-        let userinfo = &authority[..at_sign];
-        match userinfo.find(':') {
-            Some(colon) if colon + 1 < userinfo.len() => {
-                spans.push(start + colon + 1..start + at_sign);
-            }
-            None if userinfo.len() >= 16 => spans.push(start..start + at_sign),
-            _ => {}
-        }
-    }
 }
 
 /// Whether a character may be part of a name in `name=value`.
@@ -166,7 +125,13 @@ fn assignments(text: &str, terms: &Terms, spans: &mut Vec<Range<usize>>) {
         {
             continue;
         }
-        if let Some(value) = value_after(text, cursor + 1) {
+        if let Some(mut value) = value_after(text, cursor + 1) {
+            // A cookie header holds every cookie to its end: `a=1; sid=x`.
+            if keys::words(name).iter().any(|word| word == "cookie") {
+                value.end = text[value.start..]
+                    .find(['\n', '\r', '"', '\'', '`'])
+                    .map_or(text.len(), |end| value.start + end);
+            }
             spans.push(value);
         }
     }
@@ -243,42 +208,6 @@ fn next_word(text: &str, from: usize) -> Option<Range<usize>> {
     (start < end).then_some(start..end)
 }
 
-/// `--password x`, `--api-key x`: the next word. `-pSECRET` after a mysql
-/// client, and `sshpass -p SECRET`. Words are [`tokens`], so a flag inside
-/// quotes or JSON (`"--token x"`) is found like a bare one.
-fn flags(text: &str, terms: &Terms, spans: &mut Vec<Range<usize>>) {
-    let words: Vec<(usize, &str)> = tokens(text).collect();
-    let mysql = words.iter().any(|(_, word)| {
-        let program = word.rsplit('/').next().unwrap_or(word);
-        matches!(
-            program,
-            "mysql" | "mysqldump" | "mysqladmin" | "mariadb" | "mariadb-dump"
-        )
-    });
-    for (index, &(start, word)) in words.iter().enumerate() {
-        let next = words.get(index + 1);
-        if let Some(flag) = word.strip_prefix("--")
-            && terms.sensitive(flag)
-            && let Some(&(next_start, next_word)) = next
-            && !next_word.starts_with('-')
-        {
-            spans.push(next_start..next_start + next_word.len());
-        }
-        if mysql
-            && let Some(password) = word.strip_prefix("-p")
-            && !password.is_empty()
-        {
-            spans.push(start + 2..start + word.len());
-        }
-        if word == "-p"
-            && words[..index].iter().any(|(_, w)| w.ends_with("sshpass"))
-            && let Some(&(next_start, next_word)) = next
-        {
-            spans.push(next_start..next_start + next_word.len());
-        }
-    }
-}
-
 /// Words of free text with their byte offsets: runs without white space,
 /// quotes or the punctuation that separates a name from its value.
 fn tokens(text: &str) -> impl Iterator<Item = (usize, &str)> {
@@ -304,9 +233,31 @@ fn tokens(text: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
+/// [`tokens`] as a command's words: a new command after `;`, a line break,
+/// `&&`, `||` or `|`.
+fn token_words(text: &str) -> Vec<shell::Word<'_>> {
+    let mut words: Vec<shell::Word<'_>> = Vec::new();
+    let mut previous_end = 0;
+    for (start, token) in tokens(text) {
+        let gap = &text[previous_end.min(start)..start];
+        let starts_command = words.is_empty()
+            || gap.contains([';', '\n'])
+            || words
+                .last()
+                .is_some_and(|last| matches!(last.text, "&&" | "||" | "|" | "&"));
+        previous_end = start + token.len();
+        words.push(shell::Word {
+            text: token,
+            at: start..start + token.len(),
+            starts_command,
+        });
+    }
+    words
+}
+
 /// Words that are credentials by their look: a known prefix, a JWT, or
 /// the word after an authorization scheme.
-fn words(text: &str, prefixes: &[String], spans: &mut Vec<Range<usize>>) {
+fn prefixed_words(text: &str, prefixes: &[String], spans: &mut Vec<Range<usize>>) {
     let mut after_scheme = false;
     for (start, word) in tokens(text) {
         if after_scheme || looks_like_jwt(word) {
