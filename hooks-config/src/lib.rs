@@ -45,6 +45,7 @@ mod http;
 mod mcp_tool;
 mod prompt;
 pub mod protocol;
+mod redact;
 mod session_env;
 mod standard;
 mod strict_json;

@@ -36,6 +36,9 @@
 //! [http]
 //! allow = ["127.0.0.1", "hooks.internal"]      # internal addresses HTTP hooks may reach
 //!
+//! [redact]                            # known secrets, by where they are (see below)
+//! secret_env = ["DATABASE_PASSWORD"]
+//!
 //! [read_only]                         # and [truncate], [rate_limit], [audit_log], [approval]
 //! metadata_key = "org_read_only"
 //! ```
@@ -136,6 +139,8 @@ struct File {
     on_error: Option<Spanned<String>>,
     /// An incoming webhook announcing each new approval request.
     approval_webhook: Option<Spanned<WebhookTable>>,
+    /// The dispatcher's redactor: known secrets, key terms, prefixes.
+    redact: Option<Spanned<crate::redact::RedactTable>>,
 }
 
 /// `[approval_webhook]`: where new approval requests are announced.
@@ -423,6 +428,9 @@ pub(crate) fn parse(
             problems,
         ),
         rate_limit_database: None,
+        redact: parsed
+            .redact
+            .map(|table| crate::redact::RedactSettings::new(text, table)),
         #[cfg(feature = "approval")]
         webhook: parsed
             .approval_webhook
