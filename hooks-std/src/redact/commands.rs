@@ -36,9 +36,13 @@ const REGISTRY_CLIENTS: [&str; 7] = [
 /// The last word of a flag that says where a secret is, not what it is.
 const NOT_THE_VALUE: [&str; 7] = ["stdin", "file", "path", "env", "prompt", "dir", "cmd"];
 
-/// Spans to hide: which word, and which part of its text.
-pub(crate) fn secrets(words: &[Word<'_>], terms: &Terms) -> Vec<(usize, Range<usize>)> {
-    let netrc = is_netrc(words);
+/// Spans to hide: which word, and which part of its text. `netrc`: whether
+/// the text reads as `.netrc` entries ([`is_netrc`], judged on shell words).
+pub(crate) fn secrets(
+    words: &[Word<'_>],
+    terms: &Terms,
+    netrc: bool,
+) -> Vec<(usize, Range<usize>)> {
     let mut found = Vec::new();
     let mut program: Vec<&str> = Vec::new();
     let mut login = false;
@@ -47,7 +51,10 @@ pub(crate) fn secrets(words: &[Word<'_>], terms: &Terms) -> Vec<(usize, Range<us
             program.clear();
             login = false;
         }
-        let name = word.text.rsplit('/').next().unwrap_or(word.text);
+        let name = match word.text.bytes().rposition(|byte| byte == b'/') {
+            Some(slash) => &word.text[slash + 1..],
+            None => word.text,
+        };
         if MYSQL.contains(&name)
             || REGISTRY_CLIENTS.contains(&name)
             || matches!(name, "curl" | "sshpass" | "openssl")
@@ -115,14 +122,14 @@ pub(crate) fn secrets(words: &[Word<'_>], terms: &Terms) -> Vec<(usize, Range<us
             hide(next, whole(next));
         }
         // `invalid api key Qx7pL2vN9sKw`: a credential-looking word after a
-        // sensitive one (or two: `api key`).
-        let named = terms.sensitive(text.trim_matches(|c: char| !c.is_alphanumeric()))
-            || index.checked_sub(1).is_some_and(|before| {
-                !word.starts_command && terms.sensitive(&format!("{} {}", words[before].text, text))
-            });
-        if named
-            && let Some(next) = next
+        // sensitive one (or two: `api key`). The next word is looked at
+        // first: few words look like credentials.
+        if let Some(next) = next
             && let Some(credential) = credential_like(words[next].text)
+            && (terms.sensitive(text.trim_matches(|c: char| !c.is_alphanumeric()))
+                || index.checked_sub(1).is_some_and(|before| {
+                    !word.starts_command && terms.sensitive_parts(&[words[before].text, text])
+                }))
         {
             hide(next, credential);
         }
@@ -132,7 +139,7 @@ pub(crate) fn secrets(words: &[Word<'_>], terms: &Terms) -> Vec<(usize, Range<us
 
 /// Whether the words read as `.netrc` entries: `machine HOST login USER`
 /// or `default login USER`, then `password`.
-fn is_netrc(words: &[Word<'_>]) -> bool {
+pub(crate) fn is_netrc(words: &[Word<'_>]) -> bool {
     let host = |word: &Word<'_>| {
         word.text
             .bytes()
@@ -173,11 +180,12 @@ fn sensitive_flag(text: &str, terms: &Terms) -> Flag {
         Some((flag, value)) => (flag, Some(text.len() - value.len()..text.len())),
         None => (name, None),
     };
-    let Some(last) = name_words(flag).pop() else {
+    if !terms.sensitive(flag) {
         return Flag::No;
-    };
+    }
+    let last = name_words(flag).pop().unwrap_or_default();
     match value {
-        _ if !terms.sensitive(flag) || NOT_THE_VALUE.contains(&last.as_str()) => Flag::No,
+        _ if NOT_THE_VALUE.contains(&last.as_str()) => Flag::No,
         Some(value) => Flag::Glued(value),
         None => Flag::Alone,
     }
@@ -249,6 +257,9 @@ fn config_value(
 /// characters of letters, digits and `_-./+=~`, with at least one letter
 /// and one digit — without punctuation closing a sentence after it.
 fn credential_like(word: &str) -> Option<Range<usize>> {
+    if word.len() < 8 {
+        return None;
+    }
     let trimmed = word.trim_end_matches(['.', ',', ';', ')', ']', '}', '!', '?', '\'', '"']);
     let token = trimmed.trim_start_matches(['(', '[', '{', '\'', '"']);
     let start = trimmed.len() - token.len();

@@ -61,7 +61,8 @@ pub(crate) fn argv(items: &[Value], terms: &Terms, replacement: &str) -> Option<
         .enumerate()
         .map(|(index, item)| Word::element(item.as_str().unwrap_or(""), index == 0))
         .collect();
-    let mut hidden: Vec<(usize, Range<usize>)> = commands::secrets(&words, terms);
+    let netrc = commands::is_netrc(&words);
+    let mut hidden: Vec<(usize, Range<usize>)> = commands::secrets(&words, terms, netrc);
     if hidden.is_empty() {
         return None;
     }

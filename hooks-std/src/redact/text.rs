@@ -50,16 +50,19 @@ pub(crate) fn secrets(
     assignments(text, terms, &mut spans);
     // Commands as a shell splits them, and as bare tokens: a command line
     // quoted inside JSON text (`{"cmd":"mysql -pX"}`) is one shell word.
-    for words in [shell::words(text), token_words(text)] {
+    let tokens: Vec<(usize, &str)> = tokens(text).collect();
+    let shell_words = shell::words(text);
+    let netrc = commands::is_netrc(&shell_words);
+    for words in [shell_words, token_words(text, &tokens)] {
         spans.extend(
-            commands::secrets(&words, terms)
+            commands::secrets(&words, terms, netrc)
                 .into_iter()
                 .map(|(at, range)| {
                     words[at].at.start + range.start..words[at].at.start + range.end
                 }),
         );
     }
-    prefixed_words(text, prefixes, &mut spans);
+    prefixed_words(&tokens, prefixes, &mut spans);
     merge(spans)
 }
 
@@ -89,9 +92,11 @@ pub(crate) fn merge(mut spans: Vec<Range<usize>>) -> Vec<Range<usize>> {
     merged
 }
 
-/// Whether a character may be part of a name in `name=value`.
-fn name_char(c: char) -> bool {
-    c.is_alphanumeric() || matches!(c, '_' | '-' | '.')
+/// Whether a byte may be part of a name in `name=value`: a letter, a
+/// digit, `_-.`, or any byte of a non-ASCII character (so a name ends at an
+/// ASCII byte, on a character boundary; its words are split properly later).
+fn name_byte(byte: u8) -> bool {
+    !byte.is_ascii() || byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.')
 }
 
 /// `name=value`, `name: value`, `"name": "value"` where the name is
@@ -100,19 +105,22 @@ fn assignments(text: &str, terms: &Terms, spans: &mut Vec<Range<usize>>) {
     let bytes = text.as_bytes();
     let mut at = 0;
     while at < text.len() {
-        let Some(start) = text[at..].find(name_char).map(|found| at + found) else {
+        let Some(start) = bytes[at..]
+            .iter()
+            .position(|&byte| name_byte(byte))
+            .map(|found| at + found)
+        else {
             break;
         };
-        let end = text[start..]
-            .find(|c: char| !name_char(c))
+        let end = bytes[start..]
+            .iter()
+            .position(|&byte| !name_byte(byte))
             .map_or(text.len(), |found| start + found);
         at = end.max(start + 1);
         let name = text[start..end].trim_start_matches('-');
-        if name.is_empty() || !terms.sensitive(name) {
-            continue;
-        }
         // Past a closing quote (escaped, in JSON inside a string) and blanks
-        // to `=` or `:` (not `::` or `=>`/`==`).
+        // to `=` or `:` (not `::` or `=>`/`==`); the name is judged only
+        // then, most words being followed by neither.
         let mut cursor = end;
         while cursor < bytes.len() && matches!(bytes[cursor], b'"' | b'\'' | b'\\' | b' ' | b'\t') {
             cursor += 1;
@@ -122,6 +130,8 @@ fn assignments(text: &str, terms: &Terms, spans: &mut Vec<Range<usize>>) {
         };
         if !matches!(separator, b'=' | b':')
             || matches!(bytes.get(cursor + 1), Some(b'=' | b':' | b'>'))
+            || name.is_empty()
+            || !terms.sensitive(name)
         {
             continue;
         }
@@ -211,34 +221,63 @@ fn next_word(text: &str, from: usize) -> Option<Range<usize>> {
 /// Words of free text with their byte offsets: runs without white space,
 /// quotes or the punctuation that separates a name from its value.
 fn tokens(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    let is_separator = |c: char| {
-        c.is_whitespace()
-            || matches!(
-                c,
-                '"' | '\'' | '`' | '=' | ',' | ';' | '(' | ')' | '<' | '>' | '[' | ']' | '{' | '}'
-            )
+    // Bytes, not chars: every separator but Unicode's blanks is ASCII, and
+    // this runs over every string redacted.
+    let bytes = text.as_bytes();
+    let separator_at = move |at: usize| -> bool {
+        match bytes[at] {
+            byte if byte.is_ascii() => {
+                byte.is_ascii_whitespace()
+                    || matches!(
+                        byte,
+                        b'"' | b'\''
+                            | b'`'
+                            | b'='
+                            | b','
+                            | b';'
+                            | b'('
+                            | b')'
+                            | b'<'
+                            | b'>'
+                            | b'['
+                            | b']'
+                            | b'{'
+                            | b'}'
+                            | b'\x0b'
+                    )
+            }
+            // A character's first byte: a Unicode blank separates too.
+            byte if byte >= 0xc0 => text[at..].chars().next().is_some_and(char::is_whitespace),
+            _ => false,
+        }
     };
     let mut at = 0;
     std::iter::from_fn(move || {
-        let rest = &text[at..];
-        let start = at + rest.find(|c: char| !is_separator(c))?;
-        let rest = &text[start..];
-        let mut end = start + rest.find(is_separator).unwrap_or(rest.len());
+        while at < bytes.len() && separator_at(at) {
+            at += text[at..].chars().next().map_or(1, char::len_utf8);
+        }
+        if at >= bytes.len() {
+            return None;
+        }
+        let start = at;
+        while at < bytes.len() && !separator_at(at) {
+            at += 1;
+        }
+        let mut end = at;
         // `Authorization:` keeps its colon out of the next word, but `https://x` stays whole.
-        if text[start..end].ends_with(':') {
+        if bytes[end - 1] == b':' {
             end -= 1;
         }
-        at = end.max(start + 1).min(text.len());
         Some((start, &text[start..end]))
     })
 }
 
 /// [`tokens`] as a command's words: a new command after `;`, a line break,
 /// `&&`, `||` or `|`.
-fn token_words(text: &str) -> Vec<shell::Word<'_>> {
-    let mut words: Vec<shell::Word<'_>> = Vec::new();
+fn token_words<'t>(text: &'t str, tokens: &[(usize, &'t str)]) -> Vec<shell::Word<'t>> {
+    let mut words: Vec<shell::Word<'t>> = Vec::new();
     let mut previous_end = 0;
-    for (start, token) in tokens(text) {
+    for &(start, token) in tokens {
         let gap = &text[previous_end.min(start)..start];
         let starts_command = words.is_empty()
             || gap.contains([';', '\n'])
@@ -257,13 +296,25 @@ fn token_words(text: &str) -> Vec<shell::Word<'_>> {
 
 /// Words that are credentials by their look: a known prefix, a JWT, or
 /// the word after an authorization scheme.
-fn prefixed_words(text: &str, prefixes: &[String], spans: &mut Vec<Range<usize>>) {
+fn prefixed_words(tokens: &[(usize, &str)], prefixes: &[String], spans: &mut Vec<Range<usize>>) {
+    // Most words are too short for any prefix, or start with no prefix's
+    // first byte: both are told before any prefix is compared.
+    let shortest = prefixes.iter().map(String::len).min().unwrap_or(0) + MIN_SECRET_LEN;
+    let mut first = [false; 256];
+    for prefix in prefixes {
+        if let Some(&byte) = prefix.as_bytes().first() {
+            first[usize::from(byte)] = true;
+        }
+    }
     let mut after_scheme = false;
-    for (start, word) in tokens(text) {
+    for &(start, word) in tokens {
         if after_scheme || looks_like_jwt(word) {
             spans.push(start..start + word.len());
-        } else {
-            spans.extend(prefixed(word, prefixes).map(|span| start + span.start..start + span.end));
+        } else if word.len() >= shortest {
+            spans.extend(
+                prefixed(word, prefixes, shortest, &first)
+                    .map(|span| start + span.start..start + span.end),
+            );
         }
         after_scheme = SCHEMES[..2]
             .iter()
@@ -274,17 +325,25 @@ fn prefixed_words(text: &str, prefixes: &[String], spans: &mut Vec<Range<usize>>
 /// Spans of `word` that are credentials by prefix: at the start of the
 /// word or of a URL part (after `/`, `:`, `@`, `?`, `&`, `#`), up to the
 /// next such character.
-fn prefixed<'w>(word: &'w str, prefixes: &'w [String]) -> impl Iterator<Item = Range<usize>> + 'w {
+fn prefixed<'w>(
+    word: &'w str,
+    prefixes: &'w [String],
+    shortest: usize,
+    first: &'w [bool; 256],
+) -> impl Iterator<Item = Range<usize>> + 'w {
     let is_boundary = |c: char| matches!(c, '/' | ':' | '@' | '?' | '&' | '#');
     let starts = std::iter::once(0).chain(word.match_indices(is_boundary).map(|(at, _)| at + 1));
     starts.filter_map(move |start| {
         let rest = &word[start..];
         let end = start + rest.find(is_boundary).unwrap_or(rest.len());
         let part = &word[start..end];
+        if part.len() < shortest || !first[usize::from(part.as_bytes()[0])] {
+            return None;
+        }
         prefixes
             .iter()
             .any(|prefix| {
-                part.starts_with(prefix.as_str()) && part.len() >= prefix.len() + MIN_SECRET_LEN
+                part.len() >= prefix.len() + MIN_SECRET_LEN && part.starts_with(prefix.as_str())
             })
             .then_some(start..end)
     })
