@@ -178,6 +178,14 @@ fn webhook_urls_hold_their_secret_in_the_path() {
         "https://open.feishu.cn/open-apis/bot/v2/hook/{}",
         &["open.feishu.cn"],
     );
+    text_shape(
+        "https://open.larksuite.com/open-apis/bot/v2/hook/{}",
+        &["open.larksuite.com"],
+    );
+    text_shape(
+        "https://contoso.webhook.office.com/webhookb2/{}@tenant/IncomingWebhook/x/y",
+        &["contoso.webhook.office.com"],
+    );
 }
 
 #[test]
