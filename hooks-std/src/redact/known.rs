@@ -201,9 +201,10 @@ impl Compiled {
     fn new(values: Vec<Vec<u8>>) -> Compiled {
         let mut patterns: Vec<Vec<u8>> = Vec::new();
         let mut kinds = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for value in &values {
             for (pattern, kind) in encodings(value) {
-                if !patterns.contains(&pattern) {
+                if seen.insert(pattern.clone()) {
                     patterns.push(pattern);
                     kinds.push(kind);
                 }
