@@ -9,6 +9,10 @@
 //! With a payload template the body is the template, its strings filled in
 //! from the event and the whole written as JSON: a value is one JSON value,
 //! whatever quotes or braces it holds.
+//!
+//! A URL is shown only as its origin (`https://hooks.slack.com/…`): an
+//! incoming webhook's path or query is its secret, so no log line, error or
+//! configuration problem quotes more of it.
 
 use std::error::Error as _;
 use std::net::IpAddr;
@@ -95,14 +99,16 @@ impl HttpHook {
         let mut response = request
             .send()
             .await
-            .map_err(|error| HookError::failed(chain(&error)))?;
+            .map_err(|error| HookError::failed(chain(error)))?;
         let status = response.status();
         if status.is_redirection() {
+            // Where it sends us may hold a secret too (a code, a token).
             let target = response
                 .headers()
                 .get("location")
                 .and_then(|value| value.to_str().ok())
-                .unwrap_or("?");
+                .and_then(|location| self.endpoint.url.join(location).ok())
+                .map_or_else(|| "?".to_owned(), |target| shown(&target));
             return Err(HookError::failed(format!(
                 "answered {status} to `{target}`; redirects are not followed"
             )));
@@ -114,7 +120,7 @@ impl HttpHook {
         while let Some(chunk) = response
             .chunk()
             .await
-            .map_err(|error| HookError::failed(chain(&error)))?
+            .map_err(|error| HookError::failed(chain(error)))?
         {
             body.extend_from_slice(&chunk);
             if body.len() > MAX_BODY {
@@ -140,9 +146,16 @@ pub(crate) struct Endpoint {
 
 impl Endpoint {
     pub(crate) fn new(url: &str, policy: AddressPolicy) -> Result<Self, String> {
-        let url = Url::parse(url).map_err(|error| format!("`{url}` is not a URL: {error}"))?;
+        let url = Url::parse(url).map_err(|error| {
+            format!(
+                "the URL is not valid ({error}); it is not shown, as a webhook's URL is its secret"
+            )
+        })?;
         if !matches!(url.scheme(), "http" | "https") {
-            return Err(format!("`{url}`: only http and https URLs"));
+            return Err(format!(
+                "the URL is `{}:`, and only http and https URLs are called",
+                url.scheme()
+            ));
         }
         let policy = Arc::new(policy);
         let client = Client::builder()
@@ -222,8 +235,22 @@ fn refusal(host: &str, addresses: &[IpAddr]) -> String {
     )
 }
 
-/// An error with its causes: reqwest's own message hides them.
-fn chain(error: &reqwest::Error) -> String {
+/// `url` as it may be shown: its origin, and `/…` if it has more. An
+/// incoming webhook's path or query is its secret.
+pub(crate) fn shown(url: &Url) -> String {
+    let origin = url.origin().ascii_serialization();
+    let more = url.path() != "/" || url.query().is_some() || url.fragment().is_some();
+    if more {
+        format!("{origin}/…")
+    } else {
+        origin
+    }
+}
+
+/// An error with its causes (reqwest's own message hides them), without
+/// the URL reqwest puts in it.
+pub(crate) fn chain(error: reqwest::Error) -> String {
+    let error = error.without_url();
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {
@@ -257,7 +284,7 @@ impl HttpHook {
                         .map_err(|_| HookError::TimedOut(hook.timeout))
                         .and_then(|result| result)
                     {
-                        tracing::warn!(url = %hook.endpoint.url, %error, "fire-and-forget HTTP hook failed");
+                        tracing::warn!(url = %shown(&hook.endpoint.url), %error, "fire-and-forget HTTP hook failed");
                     }
                 });
                 return Ok(Decision::Continue);
@@ -268,5 +295,25 @@ impl HttpHook {
             let verdict: Verdict = ctx.apply(parse_output(&answer)?);
             verdict
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_is_shown_as_its_origin() {
+        let shown = |url: &str| shown(&Url::parse(url).unwrap());
+        assert_eq!(
+            shown("https://hooks.slack.com/services/T0/B0/secret"),
+            "https://hooks.slack.com/…"
+        );
+        assert_eq!(
+            shown("https://user:pw@api.telegram.org:8443/bot1:tok/x?y=1"),
+            "https://api.telegram.org:8443/…"
+        );
+        assert_eq!(shown("http://127.0.0.1:8080/"), "http://127.0.0.1:8080");
+        assert_eq!(shown("http://h/?token=x"), "http://h/…");
     }
 }

@@ -49,6 +49,7 @@ mod http;
 mod mcp_tool;
 mod prompt;
 pub mod protocol;
+mod redact;
 mod session_env;
 mod special_address;
 mod standard;

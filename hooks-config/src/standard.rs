@@ -53,6 +53,8 @@ pub(crate) struct StdSettings {
     /// `[approval_webhook]`: the channel announcing new requests, and its line.
     #[cfg(feature = "approval")]
     pub(crate) webhook: Option<(u32, crate::webhook::WebhookChannel)>,
+    /// `[redact]`: the dispatcher's redactor.
+    pub(crate) redact: Option<crate::redact::RedactSettings>,
     /// Where a `[rate_limit]` table that names no `database` (nor `store`) counts, when
     /// the program says (a hook binary, a new process per call, whose
     /// counts must outlive it): see `Config::rate_limit_database`.
@@ -84,6 +86,7 @@ impl StdSettings {
                 self.audit_log.as_ref().map(|t| t.0),
             ),
             ("approval", "approval", self.approval.as_ref().map(|t| t.0)),
+            ("redact", "redact", self.redact.as_ref().map(|t| t.line)),
         ];
         #[cfg(feature = "approval")]
         if let Some((line, _)) = &self.webhook {
@@ -191,6 +194,10 @@ impl StdSettings {
         {
             problems.push(file, *line, None, format!("[approval]: {error}"));
         }
+        #[cfg(feature = "redact")]
+        if let Some(redact) = self.redact {
+            redact.prepare(file, &mut problems, &mut prepared);
+        }
         problems.into_result()?;
 
         // Only now, with everything else right, the files.
@@ -268,6 +275,7 @@ fn compiled_in(feature: &str) -> bool {
         ("rate-limit", cfg!(feature = "rate-limit")),
         ("audit-log", cfg!(feature = "audit-log")),
         ("approval", cfg!(feature = "approval")),
+        ("redact", cfg!(feature = "redact")),
     ]
     .contains(&(feature, true))
 }
@@ -291,7 +299,7 @@ impl Prepared {
         )),
         allow(dead_code)
     )]
-    fn step(&mut self, step: impl FnOnce(HooksBuilder) -> HooksBuilder + 'static) {
+    pub(crate) fn step(&mut self, step: impl FnOnce(HooksBuilder) -> HooksBuilder + 'static) {
         self.steps.push(Box::new(step));
     }
 

@@ -36,6 +36,9 @@
 //! [http]
 //! allow = ["127.0.0.1", "hooks.internal"]      # internal addresses HTTP hooks may reach
 //!
+//! [redact]                            # known secrets, by where they are (see below)
+//! secret_env = ["DATABASE_PASSWORD"]
+//!
 //! [read_only]                         # and [truncate], [rate_limit], [audit_log], [approval]
 //! metadata_key = "org_read_only"
 //! ```
@@ -139,6 +142,8 @@ struct File {
     on_error: Option<Spanned<String>>,
     /// An incoming webhook announcing each new approval request.
     approval_webhook: Option<Spanned<WebhookTable>>,
+    /// The dispatcher's redactor: known secrets, key terms, prefixes.
+    redact: Option<Spanned<crate::redact::RedactTable>>,
 }
 
 /// `[approval_webhook]`: where new approval requests are announced.
@@ -373,37 +378,7 @@ pub(crate) fn parse(file: &Arc<str>, text: &str, problems: &mut Problems) -> Par
     let tools = crate::tools::check(file, text, parsed.tools, problems);
     let policy = http_policy(file, text, parsed.http.allow.as_ref(), problems);
     let file_on_error = file_on_error(file, text, parsed.on_error.as_ref(), problems);
-    let hooks = parsed
-        .hooks
-        .into_iter()
-        .filter_map(|entry| {
-            let line = line_of(text, entry.span().start);
-            let entry = entry.into_inner();
-            let name = entry
-                .name
-                .clone()
-                .unwrap_or_else(|| format!("{file}:{line}"));
-            match declare(entry, &name, &policy) {
-                Ok(mode_and_meta) => Some(Declared {
-                    name,
-                    file: Arc::clone(file),
-                    line,
-                    // The file's policy where the hook gives none; `deny` only
-                    // where the event can fail closed (elsewhere it is the default).
-                    on_error: mode_and_meta.on_error.or(file_on_error.filter(|policy| {
-                        *policy == OnError::Continue || mode_and_meta.event.can_fail_closed()
-                    })),
-                    ..mode_and_meta
-                }),
-                Err(errors) => {
-                    for error in errors {
-                        problems.push(file, line, Some(&name), error);
-                    }
-                    None
-                }
-            }
-        })
-        .collect();
+    let hooks = declared_hooks(file, text, parsed.hooks, &policy, file_on_error, problems);
     let at = |span: std::ops::Range<usize>| line_of(text, span.start);
     let settings = StdSettings {
         read_only: parsed
@@ -428,6 +403,9 @@ pub(crate) fn parse(file: &Arc<str>, text: &str, problems: &mut Problems) -> Par
             problems,
         ),
         rate_limit_database: None,
+        redact: parsed
+            .redact
+            .map(|table| crate::redact::RedactSettings::new(text, table)),
         #[cfg(feature = "approval")]
         webhook: parsed
             .approval_webhook
@@ -462,6 +440,47 @@ pub(crate) fn parse(file: &Arc<str>, text: &str, problems: &mut Problems) -> Par
         transcript_dir,
         tools,
     }
+}
+
+/// The file's `[[hooks]]`, each checked; problems are collected with their line.
+fn declared_hooks(
+    file: &Arc<str>,
+    text: &str,
+    entries: Vec<Spanned<HookEntry>>,
+    policy: &AddressPolicy,
+    file_on_error: Option<OnError>,
+    problems: &mut Problems,
+) -> Vec<Declared> {
+    entries
+        .into_iter()
+        .filter_map(|entry| {
+            let line = line_of(text, entry.span().start);
+            let entry = entry.into_inner();
+            let name = entry
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("{file}:{line}"));
+            match declare(entry, &name, policy) {
+                Ok(mode_and_meta) => Some(Declared {
+                    name,
+                    file: Arc::clone(file),
+                    line,
+                    // The file's policy where the hook gives none; `deny` only
+                    // where the event can fail closed (elsewhere it is the default).
+                    on_error: mode_and_meta.on_error.or(file_on_error.filter(|policy| {
+                        *policy == OnError::Continue || mode_and_meta.event.can_fail_closed()
+                    })),
+                    ..mode_and_meta
+                }),
+                Err(errors) => {
+                    for error in errors {
+                        problems.push(file, line, Some(&name), error);
+                    }
+                    None
+                }
+            }
+        })
+        .collect()
 }
 
 /// Checks one entry; every problem with it, not just the first.

@@ -6,7 +6,8 @@
 //! It lives here, not in hooks-std, because it sends through the HTTP hooks'
 //! SSRF-safe client: internal addresses are refused unless allow-listed
 //! ([`AddressPolicy`]), checked on the address actually connected to, and
-//! redirects are not followed.
+//! redirects are not followed. Its URL is its secret: no error or log line
+//! shows more of it than its origin.
 
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -16,7 +17,7 @@ use hooks_std::approval::{Answer, Channel, Request};
 use serde_json::{Value, json};
 
 use crate::address::AddressPolicy;
-use crate::http::Endpoint;
+use crate::http::{Endpoint, chain};
 
 /// The message format the webhook expects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,7 +99,7 @@ impl WebhookChannel {
             .timeout(self.timeout)
             .send()
             .await
-            .map_err(|error| format!("the approval webhook failed: {error}"))?;
+            .map_err(|error| format!("the approval webhook failed: {}", chain(error)))?;
         if response.status().is_success() {
             Ok(())
         } else {

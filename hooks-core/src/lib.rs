@@ -123,8 +123,8 @@ hooks_events::for_each_event!(contexts);
 pub use verdict::{
     Approval, ApprovalAnswer, ApprovalOutcome, ApprovalRecord, ApprovalRequest, Approver,
     BoxFuture, Decision, Deferred, Denial, DenialCause, DenyDetails, EndSession, HookError,
-    HookOutput, MessageLevel, Notes, ObserverOutput, Outcome, Refusal, Shadowed, StopCapped,
-    UserMessage, Verdict, Warning, Would, printable,
+    HookOutput, MessageLevel, Notes, ObserverOutput, Outcome, Redact, Refusal, Shadowed,
+    StopCapped, UserMessage, Verdict, Warning, Would, printable,
 };
 
 #[cfg(feature = "macros")]

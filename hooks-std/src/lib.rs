@@ -7,6 +7,7 @@
 //! | `truncate` | `hooks_std::truncate::{cut, cut_error}` | `PostToolUse`, `PostToolUseFailure` | cuts oversized results and error messages (default 8,000 characters), keeping head and tail |
 //! | `rate-limit` | `hooks_std::rate_limit::guard` | `PreToolUse` | per tool / user / metadata-key limits, with retry-after |
 //! | `approval` | `hooks_std::approval::gate` + [`approval::ApprovalGate`] | `PreToolUse` | a person's yes before flagged calls; SQLite-backed, survives restarts, `hooks-approve` CLI |
+//! | `redact` | `hooks_std::redact::{scrub, scrub_error}` + [`redact::Redactor`] | `PostToolUse`, `PostToolUseFailure` | secrets the dispatcher knows (`.redactor(..)`), in any encoding, taken out of tool results and errors before the model reads them; the redactor the audit log and approvals use |
 //! | `replay` | [`replay::replay`] (no hook) | — | runs an audit log or a transcript through a dispatcher and reports where it decides differently; runs no tool |
 //!
 //! Turning a feature on registers its hooks (in group `hooks_std`) with
@@ -53,7 +54,7 @@ mod postgres;
 pub mod rate_limit;
 #[cfg(feature = "read-only")]
 pub mod read_only;
-#[cfg(any(feature = "audit-log", feature = "approval"))]
+#[cfg(feature = "redact")]
 pub mod redact;
 #[cfg(feature = "replay")]
 pub mod replay;

@@ -169,6 +169,37 @@ fn sync_dispatch_allocates_nothing() {
     assert_eq!(allocations, 0, "sync dispatch allocated");
 }
 
+/// Finds nothing, and allocates nothing to say so.
+struct NothingSecret;
+
+impl hooks_core::Redact for NothingSecret {
+    fn redact_text(&self, text: &str) -> Option<String> {
+        text.contains("never-in-these-calls").then(String::new)
+    }
+}
+
+#[test]
+fn a_redactor_costs_no_allocation_when_there_is_nothing_to_redact() {
+    let hooks = Hooks::builder()
+        .without(["alloc::async_guard", "alloc::timed_guard"])
+        .without_groups(["stateful"])
+        .redactor(NothingSecret)
+        .build()
+        .unwrap();
+    let sql = hooks.tool("sql_query");
+    let session = Session::new("s");
+    let mut select = PreToolUse::new(&session, "sql_query", json!({"query": "SELECT 1"}));
+    let mut drop = PreToolUse::new(&session, "sql_query", json!({"query": "DROP TABLE t"}));
+    let _ = block_on(sql.dispatch(&mut select));
+    let ((), allocations) = allocations_during(|| {
+        for _ in 0..100 {
+            assert!(block_on(sql.dispatch(&mut select)).is_continue());
+            assert!(block_on(sql.dispatch(&mut drop)).is_denied());
+        }
+    });
+    assert_eq!(allocations, 0, "the denial's reason was redacted and kept");
+}
+
 #[test]
 fn a_compound_command_is_parsed_and_parsing_allocates() {
     let hooks = Hooks::builder().only(["alloc::no_rm_rf"]).build().unwrap();

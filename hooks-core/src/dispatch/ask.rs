@@ -7,26 +7,27 @@ use serde_json::Value;
 
 use crate::context::Trail;
 use crate::name::HookName;
-use crate::registry::Event;
+use crate::registry::{Event, Hooks};
 use crate::verdict::{
-    Approval, ApprovalOutcome, ApprovalRecord, ApprovalRequest, Approver, Denial, DenialCause,
-    HookError, catch, grace, within,
+    Approval, ApprovalOutcome, ApprovalRecord, ApprovalRequest, Denial, DenialCause, HookError,
+    SharedRedactor, catch, grace, within,
 };
 
 /// Asks the approver; `Some` is a denial (no, no answer in time, no approver,
 /// a failing approver). The answer is recorded on the context either way.
 pub(crate) async fn ask<C: Event>(
-    approver: Option<&dyn Approver>,
+    hooks: &Hooks,
     hook: &HookName,
     ctx: &mut C,
     approval: Approval,
     args: Option<Value>,
 ) -> Option<Denial> {
-    let outcome = match approver {
+    let outcome = match hooks.approver() {
         None => ApprovalOutcome::NoApprover,
         Some(approver) => {
             let request =
-                ApprovalRequest::new(hook, C::KIND, ctx.session(), ctx.__tool_call(), &approval);
+                ApprovalRequest::new(hook, C::KIND, ctx.session(), ctx.__tool_call(), &approval)
+                    .with_redactor(SharedRedactor(hooks.inner.redactor.clone()));
             let limit = approval.wait() + grace(approval.wait());
             let answer = match catch(|| approver.decide(&request)) {
                 Ok(pending) => within(Some(limit), pending).await,
@@ -90,7 +91,13 @@ pub(crate) async fn ask<C: Event>(
         );
         return None;
     }
+    // The answer's reason (or the approver's failure) is the approver's
+    // words: they may quote the call too.
+    let redactor = hooks.redactor();
     reason.map(|reason| {
+        let reason = redactor
+            .and_then(|redactor| redactor.redact_text(&reason))
+            .unwrap_or(reason);
         Denial::new(
             hook.clone(),
             Cow::Owned(reason),

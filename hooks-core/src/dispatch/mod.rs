@@ -34,7 +34,7 @@ use crate::registry::Hooks;
 use crate::registry::table::Entry;
 use crate::verdict::{
     Approval, Decision, Denial, DenialCause, HookError, Outcome, Shadowed, StopCapped, Verdict,
-    Would,
+    Would, redacted,
 };
 
 use chain::Chain;
@@ -130,11 +130,11 @@ pub(crate) fn conclude<C: Event>(ctx: &mut C, denial: Option<Denial>) -> Outcome
 
 /// Runs a shadow hook: it runs as any hook would, and what it would have
 /// done — deny, ask, rewrite, fail — is noted, then undone.
-pub(crate) async fn shadow<C: Event>(entry: &Entry<C>, ctx: &mut C, traced: bool) {
+pub(crate) async fn shadow<C: Event>(hooks: &Hooks, entry: &Entry<C>, ctx: &mut C, traced: bool) {
     let saved = ctx.__save();
     let mark = ctx.__trail().mark();
     let session_end = ctx.__trail().notes_mut().end_session.clone();
-    let verdict = run::run(entry, ctx, traced).await;
+    let verdict = redacted(run::run(entry, ctx, traced).await, hooks.redactor());
     ctx.__settle();
     let mut fields = ctx.__trail().back_to(mark);
     ctx.__restore(saved);
@@ -181,8 +181,8 @@ pub(crate) async fn shadow<C: Event>(entry: &Entry<C>, ctx: &mut C, traced: bool
 }
 
 /// Logs and records an observer's failure: observers cannot change the outcome.
-pub(crate) fn record<C: Event>(entry: &Entry<C>, ctx: &mut C, verdict: Verdict) {
-    if let Err(error) = verdict {
+pub(crate) fn record<C: Event>(hooks: &Hooks, entry: &Entry<C>, ctx: &mut C, verdict: Verdict) {
+    if let Err(error) = redacted(verdict, hooks.redactor()) {
         tracing::warn!(
             hook = %entry.meta.name,
             event = C::KIND.as_str(),
@@ -193,14 +193,16 @@ pub(crate) fn record<C: Event>(entry: &Entry<C>, ctx: &mut C, verdict: Verdict) 
     }
 }
 
-/// What one hook's verdict means for the chain.
+/// What one hook's verdict means for the chain. What the hook said is
+/// redacted first: everything below logs it or hands it on.
 pub(crate) fn settle<C: Event>(
+    hooks: &Hooks,
     entry: &Entry<C>,
     ctx: &mut C,
     verdict: Result<Decision, HookError>,
 ) -> Settled {
     let hook = &entry.meta.name;
-    match verdict {
+    match redacted(verdict, hooks.redactor()) {
         Ok(Decision::Continue) => Settled::Continue,
         Ok(Decision::Deny(refusal)) if C::KIND.can_block() => {
             let (reason, details) = refusal.into_parts();

@@ -18,9 +18,7 @@ use crate::registry::table::{Entry, Runner, Shape};
 use crate::registry::{Event, HookCall, Hooks};
 use serde_json::Value;
 
-use crate::verdict::{
-    Approval, Approver, BoxFuture, Decision, Denial, HookError, Outcome, Verdict, catch,
-};
+use crate::verdict::{Approval, BoxFuture, Decision, Denial, HookError, Outcome, Verdict, catch};
 
 /// A dispatch in progress: what [`Hooks::dispatch`] and
 /// [`ToolHandle::dispatch`](crate::ToolHandle::dispatch) return.
@@ -235,7 +233,7 @@ impl<'a, C: Event> Walk<'a, C> {
                         )));
                     }
                 };
-                record(entry, ctx, verdict);
+                record(self.hooks, entry, ctx, verdict);
                 continue;
             }
             let stretch = sync_stretch(&mut self.chain, ctx, false);
@@ -274,7 +272,7 @@ impl<'a, C: Event> Walk<'a, C> {
     /// Acts on a deciding hook's verdict.
     #[inline]
     fn on_verdict(self, entry: &'a Entry<C>, verdict: Verdict, ctx: &'a mut C) -> Walking<'a, C> {
-        match settle(entry, ctx, verdict) {
+        match settle(self.hooks, entry, ctx, verdict) {
             Settled::Continue => Ok((self, ctx)),
             Settled::Denied(denial) => self.decided(ctx, Some(denial)),
             Settled::Ask(approval) => Err(Step::Wait(State::Slow(Box::pin(
@@ -286,7 +284,7 @@ impl<'a, C: Event> Walk<'a, C> {
     /// Goes on after a hook's future answered.
     fn after(self, entry: &'a Entry<C>, verdict: Verdict, ctx: &'a mut C) -> Step<'a, C> {
         if self.observing {
-            record(entry, ctx, verdict);
+            record(self.hooks, entry, ctx, verdict);
             return self.advance(ctx);
         }
         walk_on(self.on_verdict(entry, verdict, ctx))
@@ -330,7 +328,7 @@ impl<'a, C: Event> Walk<'a, C> {
         if self.observing {
             if let Some(First::Run(entry)) = first.take() {
                 let verdict = run(entry, ctx, self.traced).await;
-                record(entry, ctx, verdict);
+                record(self.hooks, entry, ctx, verdict);
             }
         } else {
             let denial = self.decide(ctx, first).await;
@@ -341,7 +339,7 @@ impl<'a, C: Event> Walk<'a, C> {
         while let Some(entry) = self.chain.next_observer(ctx) {
             ctx.__enter(&entry.meta.name);
             let verdict = run(entry, ctx, self.traced).await;
-            record(entry, ctx, verdict);
+            record(self.hooks, entry, ctx, verdict);
         }
         finish(ctx)
     }
@@ -361,7 +359,7 @@ impl<'a, C: Event> Walk<'a, C> {
                     continue;
                 }
                 Some(First::Run(entry)) if entry.meta.shadow => {
-                    shadow(entry, ctx, self.traced).await;
+                    shadow(self.hooks, entry, ctx, self.traced).await;
                     continue;
                 }
                 Some(First::Run(entry)) => (entry, run(entry, ctx, self.traced).await),
@@ -371,14 +369,14 @@ impl<'a, C: Event> Walk<'a, C> {
                     Stretch::Slow(entry) => {
                         ctx.__enter(&entry.meta.name);
                         if entry.meta.shadow {
-                            shadow(entry, ctx, self.traced).await;
+                            shadow(self.hooks, entry, ctx, self.traced).await;
                             continue;
                         }
                         (entry, run(entry, ctx, self.traced).await)
                     }
                 },
             };
-            match settle(entry, ctx, verdict) {
+            match settle(self.hooks, entry, ctx, verdict) {
                 Settled::Continue => {}
                 // Asks not yet put are dropped: nobody approves a refused call.
                 Settled::Denied(denial) => return Some(denial),
@@ -387,7 +385,7 @@ impl<'a, C: Event> Walk<'a, C> {
         }
         ctx.__leave();
         for pending in asks {
-            if let Some(denial) = pending.put(self.hooks.approver(), ctx).await {
+            if let Some(denial) = pending.put(self.hooks, ctx).await {
                 return Some(denial);
             }
         }
@@ -417,14 +415,14 @@ impl<'a, C: Event> Pending<'a, C> {
 
     /// Asks the person, unless the arguments changed since the hook asked;
     /// a denial if it is not a yes.
-    async fn put(self, approver: Option<&dyn Approver>, ctx: &mut C) -> Option<Denial> {
+    async fn put(self, hooks: &Hooks, ctx: &mut C) -> Option<Denial> {
         let now = ctx.__tool_call().map(|call| call.args().clone());
         if now != self.args {
             let by = rewriter(ctx.__trail(), self.rewrites);
             return Some(superseded(&self.entry.meta.name, &self.approval, by, ctx));
         }
         Box::pin(ask(
-            approver,
+            hooks,
             &self.entry.meta.name,
             ctx,
             self.approval,

@@ -17,7 +17,7 @@ use crate::registry::state::{Shared, State, StateMap, StateType, StateValue};
 use crate::registry::table::{
     Entry, HookMeta, Origin, Runner, Table, Tables, VisitTable, on_error,
 };
-use crate::verdict::Approver;
+use crate::verdict::{Approver, Redact};
 
 /// Builds a [`Hooks`] dispatcher: which hooks to keep, which runtime hooks
 /// to add, the state hooks read, who answers approvals, and what must be present.
@@ -52,6 +52,7 @@ pub struct HooksBuilder {
     runtime: Tables,
     problems: Vec<BuildProblem>,
     approver: Option<Arc<dyn Approver>>,
+    redactor: Option<Arc<dyn Redact>>,
     injection_budget: usize,
     stop_denial_cap: u32,
     shadow_groups: BTreeSet<String>,
@@ -74,6 +75,7 @@ impl Hooks {
             runtime: Tables::default(),
             problems: Vec::new(),
             approver: None,
+            redactor: None,
             injection_budget: DEFAULT_INJECTION_BUDGET,
             stop_denial_cap: DEFAULT_STOP_DENIAL_CAP,
             shadow_groups: BTreeSet::new(),
@@ -278,6 +280,23 @@ impl HooksBuilder {
         self
     }
 
+    /// Sets what hooks' words pass through: every hook error before it is
+    /// logged, recorded or turned into a denial reason, every denial reason,
+    /// and every approval prompt before an approver sees it. It allocates
+    /// nothing for text with no secret in it. (See [`Redact`] for an example.)
+    ///
+    /// Hooks read it as state of its own type too (`&R`): `hooks_std`'s audit
+    /// log, approval store and result scrubber redact with the
+    /// `hooks_std::redact::Redactor` given here. Approvers reach it through
+    /// [`ApprovalRequest::redactor`](crate::ApprovalRequest::redactor). A
+    /// later call replaces an earlier one.
+    pub fn redactor<R: Redact>(mut self, redactor: R) -> Self {
+        let redactor = Arc::new(redactor);
+        self.states.insert(Arc::clone(&redactor));
+        self.redactor = Some(redactor);
+        self
+    }
+
     /// Sets the byte budget for injected context per event (default 10 KiB).
     pub fn injection_budget(mut self, bytes: usize) -> Self {
         self.injection_budget = bytes;
@@ -419,6 +438,7 @@ impl HooksBuilder {
             inner: Arc::new(Inner {
                 tables,
                 approver: self.approver,
+                redactor: self.redactor,
                 injection_budget: self.injection_budget,
                 stop_denial_cap: self.stop_denial_cap,
                 tools: self.tools.unwrap_or_default(),

@@ -5,7 +5,7 @@ use crate::registry::describe::Description;
 use crate::registry::event::Event;
 use crate::registry::state::{StateMap, StateValue};
 use crate::registry::table::Tables;
-use crate::verdict::Approver;
+use crate::verdict::{Approver, Redact};
 
 /// The dispatcher: every hook of every event, sorted once, with the state
 /// they read and who answers approvals; shared cheaply.
@@ -43,6 +43,8 @@ pub struct Hooks {
 pub(crate) struct Inner {
     pub(crate) tables: Tables,
     pub(crate) approver: Option<Arc<dyn Approver>>,
+    /// What hooks' errors, denial reasons and prompts pass through.
+    pub(crate) redactor: Option<Arc<dyn Redact>>,
     pub(crate) injection_budget: usize,
     pub(crate) stop_denial_cap: u32,
     /// The agent's tools, if the builder was told them.
@@ -83,6 +85,12 @@ impl Hooks {
     pub(crate) fn approver(&self) -> Option<&dyn Approver> {
         self.inner.approver.as_deref()
     }
+
+    /// What hooks' words pass through before they are logged or handed on.
+    #[inline]
+    pub(crate) fn redactor(&self) -> Option<&dyn Redact> {
+        self.inner.redactor.as_deref()
+    }
 }
 
 impl std::fmt::Debug for Hooks {
@@ -91,6 +99,7 @@ impl std::fmt::Debug for Hooks {
             .field("hooks", &self.inner.tables.metas().count())
             .field("state", &self.inner.states.names())
             .field("approver", &self.inner.approver.is_some())
+            .field("redactor", &self.inner.redactor.is_some())
             .field("injection_budget", &self.inner.injection_budget)
             .finish()
     }

@@ -8,7 +8,7 @@ use crate::event::EventKind;
 use crate::matcher::ToolCall;
 use crate::name::HookName;
 use crate::session::Session;
-use crate::verdict::{Approval, BoxFuture};
+use crate::verdict::{Approval, BoxFuture, Redact, SharedRedactor};
 
 /// Delivers approval requests ([`Decision::Ask`](crate::Decision::Ask)) to a
 /// person and reports the answer.
@@ -64,6 +64,8 @@ pub struct ApprovalRequest {
     /// When the dispatcher stops waiting for the person.
     #[serde(skip)]
     deadline: Instant,
+    #[serde(skip)]
+    redactor: SharedRedactor,
 }
 
 impl ApprovalRequest {
@@ -84,7 +86,22 @@ impl ApprovalRequest {
             prompt: approval.prompt().to_owned(),
             timeout_ms: approval.wait().as_millis(),
             deadline: Instant::now() + approval.wait(),
+            redactor: SharedRedactor::default(),
         }
+    }
+
+    /// The request, with the dispatcher's redactor for approvers to use.
+    pub(crate) fn with_redactor(mut self, redactor: SharedRedactor) -> Self {
+        self.redactor = redactor;
+        self
+    }
+
+    /// The dispatcher's redactor ([`HooksBuilder::redactor`](crate::HooksBuilder::redactor)),
+    /// if it has one: the prompt is redacted already, the arguments are not
+    /// (the answer binds the exact call), so an approver that stores or
+    /// shows them redacts them with this first.
+    pub fn redactor(&self) -> Option<&dyn Redact> {
+        self.redactor.0.as_deref()
     }
 
     /// The provider's id for the tool call, if the context has one: two

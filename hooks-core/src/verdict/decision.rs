@@ -133,6 +133,12 @@ impl Approval {
     pub fn wait(&self) -> Duration {
         self.timeout
     }
+
+    /// The same approval with its prompt passed through `f` (redaction),
+    /// and made printable again whatever `f` wrote.
+    pub(crate) fn map_prompt(self, f: impl FnOnce(Cow<'static, str>) -> Cow<'static, str>) -> Self {
+        Approval::new(f(self.prompt)).timeout(self.timeout)
+    }
 }
 
 impl From<Approval> for Decision {

@@ -9,6 +9,7 @@ mod notes;
 mod outcome;
 mod output;
 mod printable;
+mod redact;
 mod refusal;
 
 pub(crate) use approval::grace;
@@ -22,4 +23,6 @@ pub use notes::{
 pub use outcome::{Denial, DenialCause, Outcome};
 pub use output::{BoxFuture, Deferred, HookOutput, ObserverOutput, Verdict};
 pub use printable::printable;
+pub use redact::Redact;
+pub(crate) use redact::{SharedRedactor, redacted};
 pub use refusal::{DenyDetails, Refusal};

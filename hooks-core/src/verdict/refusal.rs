@@ -95,6 +95,14 @@ impl Refusal {
         self.details.as_deref()
     }
 
+    pub(crate) fn map_reason(
+        mut self,
+        f: impl FnOnce(Cow<'static, str>) -> Cow<'static, str>,
+    ) -> Self {
+        self.reason = f(self.reason);
+        self
+    }
+
     pub(crate) fn into_parts(self) -> (Cow<'static, str>, Option<Box<DenyDetails>>) {
         (self.reason, self.details)
     }

@@ -7,6 +7,7 @@ use std::task::Poll;
 use std::time::{Duration, SystemTime};
 
 use hooks_core::{ApprovalAnswer, ApprovalRequest, Approver, BoxFuture, Value};
+use serde_json::Map;
 use sha2::{Digest, Sha256};
 
 use super::channel::{Channel, CliChannel};
@@ -209,9 +210,10 @@ impl ApprovalGate {
                 agent: session.agent_id().to_owned(),
                 user: session.user_id().map(ToOwned::to_owned),
                 tool: tool.to_owned(),
-                args: self.redactor().redact(args).to_string(),
+                args: self.shown(request, args).to_string(),
                 // Hooks other than the standard gate write their own prompts:
-                // redacted here too, since the store keeps them.
+                // redacted here too, since the store keeps them (the
+                // dispatcher redacted them already with its own redactor).
                 prompt: printable(&self.redactor().redacted(request.prompt()), true).into_owned(),
             })
             .await
@@ -219,6 +221,16 @@ impl ApprovalGate {
 
     fn redactor(&self) -> &Redactor {
         self.policy.redactor()
+    }
+
+    /// The arguments as stored and shown: redacted with the policy's
+    /// redactor, then with the dispatcher's (which may know secrets by value).
+    fn shown(&self, request: &ApprovalRequest, args: &Value) -> Value {
+        let args = self.redactor().redact(args);
+        match request.redactor() {
+            Some(dispatcher) => redact_with(dispatcher, &args),
+            None => args,
+        }
     }
 
     /// Whether an answer found in the store may be used: given at most
@@ -405,4 +417,32 @@ fn fingerprint(request: &ApprovalRequest, tool: &str, args: &Value) -> String {
             hex
         },
     )
+}
+
+/// `value` with every string and key passed through `redactor`: for one
+/// seen only as hooks-core's `Redact` (an approval request's).
+fn redact_with(redactor: &dyn hooks_core::Redact, value: &Value) -> Value {
+    match value {
+        Value::String(text) => {
+            Value::String(redactor.redact_text(text).unwrap_or_else(|| text.clone()))
+        }
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|item| redact_with(redactor, item))
+                .collect(),
+        ),
+        Value::Object(members) => {
+            let mut redacted = Map::new();
+            for (key, member) in members {
+                let key = redactor.redact_text(key).unwrap_or_else(|| key.clone());
+                redacted.insert(
+                    crate::redact::unique(&redacted, key),
+                    redact_with(redactor, member),
+                );
+            }
+            Value::Object(redacted)
+        }
+        other => other.clone(),
+    }
 }

@@ -32,7 +32,8 @@
 //!
 //! What the person reads is safe to show: prompts and stored arguments are
 //! redacted with the configured [`Redactor`] (`redact_keys`,
-//! `redact_prefixes`), and control and bidirectional characters are escaped
+//! `redact_prefixes`) and with the dispatcher's (`.redactor(..)` on the
+//! builder, which may know secrets by value), and control and bidirectional characters are escaped
 //! ([`printable`]) when the prompt is made and again wherever it is shown
 //! (the terminal channel, `hooks-approve`). The core asks only once every
 //! other hook has allowed the call, and the yes covers the exact arguments

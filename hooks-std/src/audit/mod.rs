@@ -16,6 +16,11 @@
 //! A dispatcher without one opens the default file when it is built; if it
 //! cannot, the dispatcher is not built.
 //!
+//! Records are redacted twice when the two differ: with the auditor's
+//! [`Redactor`] (`redact_keys`, `redact_prefixes`) and with the
+//! dispatcher's (`.redactor(..)` on the builder), so the secrets the
+//! dispatcher knows by value never reach the log, in any encoding.
+//!
 //! Three hooks do it: `audit::denied` observes `PreToolUse` and records calls a
 //! hook denied; `audit::completed` observes `PostToolUse` and records calls
 //! that ran (use [`ToolHandle::run`](hooks_core::ToolHandle::run) or
@@ -203,20 +208,43 @@ impl Auditor {
 
     /// Records `ctx` if a hook denied it.
     pub fn record_denied(&self, ctx: &PreToolUse) -> Deferred<'_, ()> {
-        match AuditRecord::denied(ctx, &self.redactor) {
-            Some(record) => self.write(record),
-            None => Deferred::Ready(()),
-        }
+        self.record_denied_also(ctx, &self.redactor)
     }
 
     /// Records a call that ran.
     pub fn record_completed(&self, ctx: &PostToolUse) -> Deferred<'_, ()> {
-        self.write(AuditRecord::completed(ctx, &self.redactor))
+        self.record_completed_also(ctx, &self.redactor)
     }
 
     /// Records a call whose tool failed.
     pub fn record_failed(&self, ctx: &PostToolUseFailure) -> Deferred<'_, ()> {
-        self.write(AuditRecord::failed(ctx, &self.redactor))
+        self.record_failed_also(ctx, &self.redactor)
+    }
+
+    // The hooks' way: redacted with the auditor's redactor and with the
+    // dispatcher's (its known secrets, its rules), once when they are one.
+
+    fn record_denied_also(&self, ctx: &PreToolUse, also: &Redactor) -> Deferred<'_, ()> {
+        match AuditRecord::denied(ctx, &self.redactor) {
+            Some(record) => self.write(self.again(record, also)),
+            None => Deferred::Ready(()),
+        }
+    }
+
+    fn record_completed_also(&self, ctx: &PostToolUse, also: &Redactor) -> Deferred<'_, ()> {
+        self.write(self.again(AuditRecord::completed(ctx, &self.redactor), also))
+    }
+
+    fn record_failed_also(&self, ctx: &PostToolUseFailure, also: &Redactor) -> Deferred<'_, ()> {
+        self.write(self.again(AuditRecord::failed(ctx, &self.redactor), also))
+    }
+
+    fn again(&self, record: AuditRecord, also: &Redactor) -> AuditRecord {
+        if *also == self.redactor {
+            record
+        } else {
+            record.redacted_again(also)
+        }
     }
 
     fn write(&self, record: AuditRecord) -> Deferred<'_, ()> {
@@ -268,18 +296,22 @@ fn gate(ctx: &PreToolUse, auditor: &Auditor) -> Decision {
 
 /// Records calls a hook denied.
 #[pre_tool_use(group = "hooks_std", observe)]
-fn denied<'s>(ctx: &PreToolUse, auditor: &'s Auditor) -> Deferred<'s, ()> {
-    auditor.record_denied(ctx)
+fn denied<'s>(ctx: &PreToolUse, auditor: &'s Auditor, redactor: &Redactor) -> Deferred<'s, ()> {
+    auditor.record_denied_also(ctx, redactor)
 }
 
 /// Records calls that ran.
 #[post_tool_use(group = "hooks_std", observe)]
-fn completed<'s>(ctx: &PostToolUse, auditor: &'s Auditor) -> Deferred<'s, ()> {
-    auditor.record_completed(ctx)
+fn completed<'s>(ctx: &PostToolUse, auditor: &'s Auditor, redactor: &Redactor) -> Deferred<'s, ()> {
+    auditor.record_completed_also(ctx, redactor)
 }
 
 /// Records calls whose tool failed.
 #[post_tool_use_failure(group = "hooks_std", observe)]
-fn failed<'s>(ctx: &PostToolUseFailure, auditor: &'s Auditor) -> Deferred<'s, ()> {
-    auditor.record_failed(ctx)
+fn failed<'s>(
+    ctx: &PostToolUseFailure,
+    auditor: &'s Auditor,
+    redactor: &Redactor,
+) -> Deferred<'s, ()> {
+    auditor.record_failed_also(ctx, redactor)
 }

@@ -194,6 +194,26 @@ impl AuditRecord {
     }
 }
 
+impl AuditRecord {
+    /// The record redacted once more, by a second redactor (the
+    /// dispatcher's, which may know secrets by value): every field a hook,
+    /// the model or the tool wrote.
+    pub(crate) fn redacted_again(self, redactor: &Redactor) -> Self {
+        let text = |text: Option<String>| text.map(|text| redactor.redacted(&text));
+        let json = |value: Option<Value>| value.map(|value| redactor.redact(&value));
+        AuditRecord {
+            metadata: json(self.metadata),
+            args: redactor.redact(&self.args),
+            reason: text(self.reason),
+            cause: json(self.cause),
+            approvals: redacted_approvals(&self.approvals, redactor),
+            error: text(self.error),
+            notes: json(self.notes),
+            ..self
+        }
+    }
+}
+
 /// The notes of the whole call: what pre-tool-use hooks noted, then post.
 fn merged(pre: &Notes, post: &Notes) -> Notes {
     let mut notes = pre.clone();

@@ -1,14 +1,25 @@
 //! Redacting secrets before anything is written: audit records, approval
-//! prompts and stored requests, denial reasons.
+//! prompts and stored requests, denial reasons, hook errors; and, for the
+//! secrets the program knows, tool results and errors before the model
+//! reads them.
 //!
-//! Three rules, the first two configurable:
+//! Four rules, the last three configurable:
 //!
+//! - **known secrets**: values the program says are secret
+//!   ([`with_secret_env`](Redactor::with_secret_env),
+//!   [`with_secret_file`](Redactor::with_secret_file),
+//!   [`with_secret`](Redactor::with_secret)) are found by value wherever
+//!   they are — in any string, inside longer words, in object keys — and
+//!   so are their base64 (standard and URL-safe, at any alignment: `Basic
+//!   base64(user:secret)`), hex and percent encodings. A secret shorter than
+//!   [`MIN_KNOWN_SECRET_LEN`] bytes is refused: it would turn up by chance
+//!   in ordinary text;
 //! - **keys**: an object member whose key contains a sensitive term as whole
 //!   words is replaced — `password`, `db_password`, `DBPassword`, `apiKey`,
 //!   `X-Api-Key`, `JWTSecret`, `pwd`, `access_token`, `Authorization` — but
 //!   `max_tokens` is not (`tokens` is not `token`);
 //! - **prefixes**: a word starting with a known credential prefix (`sk-`,
-//!   `ghp_`, `AKIA`, `ya29.`, `xoxb-`, …) is replaced, in any string;
+//!   `ghp_`, `AKIA`, `ya29.`, `xoxb-`, …) is replaced, in any string and key;
 //! - **text**: in any string, the value after a sensitive name (`password=x`,
 //!   `?api_key=x`, `X-Api-Key: x`, `"token": "x"`), after a sensitive flag
 //!   (`--password x`, mysql's `-pPW`), after an authorization scheme
@@ -40,18 +51,29 @@
 //! );
 //! ```
 
+mod blocks;
+mod commands;
 mod keys;
+mod known;
+mod pairs;
+mod scrub;
+mod shell;
 mod text;
+mod urls;
+
+use std::path::Path;
 
 use serde_json::{Map, Value};
 
 use keys::Terms;
+use known::Known;
+pub use known::{MIN_KNOWN_SECRET_LEN, SecretError};
 
 /// What a redacted value is replaced with.
 pub const REDACTED: &str = "[redacted]";
 
 /// The sensitive key terms used unless configured otherwise.
-pub const DEFAULT_KEYS: [&str; 21] = [
+pub const DEFAULT_KEYS: [&str; 23] = [
     "password",
     "passwd",
     "pwd",
@@ -71,6 +93,10 @@ pub const DEFAULT_KEYS: [&str; 21] = [
     "access key",
     "session key",
     "signature",
+    // An Azure shared access signature's `sig=`.
+    "sig",
+    // Azure storage connection strings' `AccountKey=`.
+    "account key",
     "otp",
     "dsn",
 ];
@@ -122,10 +148,14 @@ pub const DEFAULT_PREFIXES: [&str; 38] = [
 ];
 
 /// Replaces secrets in JSON values and text.
+///
+/// Cloning it is cheap for its known secrets (they are shared), and its
+/// `Debug` says how many it knows, never what they are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Redactor {
     keys: Terms,
     prefixes: Vec<String>,
+    known: Known,
 }
 
 impl Default for Redactor {
@@ -152,7 +182,66 @@ impl Redactor {
                 .map(Into::into)
                 .filter(|p: &String| !p.is_empty())
                 .collect(),
+            known: Known::default(),
         }
+    }
+
+    /// The same redactor, also knowing `value` is a secret (surrounding
+    /// white space trimmed). Refused if it is shorter than
+    /// [`MIN_KNOWN_SECRET_LEN`] bytes.
+    ///
+    /// ```
+    /// use hooks_std::redact::Redactor;
+    ///
+    /// let redactor = Redactor::default().with_secret("correct-horse-battery")?;
+    /// // By value, with nothing around it that looks like a secret, and
+    /// // encoded: `user:correct-horse-battery` in base64.
+    /// assert_eq!(
+    ///     redactor.redacted("the code is correct-horse-battery; dXNlcjpjb3JyZWN0LWhvcnNlLWJhdHRlcnk= too"),
+    ///     "the code is [redacted]; [redacted] too",
+    /// );
+    /// assert!(Redactor::default().with_secret("short").is_err());
+    /// # Ok::<(), hooks_std::redact::SecretError>(())
+    /// ```
+    pub fn with_secret(self, value: impl Into<Vec<u8>>) -> Result<Self, SecretError> {
+        let value = known::checked(&value.into(), "the value given")?;
+        Ok(self.knowing(value))
+    }
+
+    /// The same redactor, also knowing the value of the environment variable
+    /// `name` is a secret: read now, refused if unset or too short (the
+    /// error names the variable, never its value).
+    ///
+    /// ```
+    /// use hooks_std::redact::Redactor;
+    ///
+    /// let error = Redactor::default().with_secret_env("SURELY_NOT_SET_ANYWHERE").unwrap_err();
+    /// assert!(error.to_string().contains("`SURELY_NOT_SET_ANYWHERE` is not set"));
+    /// ```
+    pub fn with_secret_env(self, name: &str) -> Result<Self, SecretError> {
+        Ok(self.knowing(known::from_env(name)?))
+    }
+
+    /// The same redactor, also knowing the content of the file at `path` is
+    /// a secret (white space around it trimmed; it may be binary, found then
+    /// by its encodings): read now, refused if unreadable or too short.
+    pub fn with_secret_file(self, path: impl AsRef<Path>) -> Result<Self, SecretError> {
+        Ok(self.knowing(known::from_file(path.as_ref())?))
+    }
+
+    fn knowing(mut self, value: Vec<u8>) -> Self {
+        self.known = self.known.with(value);
+        self
+    }
+
+    /// How many secrets it knows by value.
+    pub fn known_secrets(&self) -> usize {
+        self.known.len()
+    }
+
+    /// Its known secrets, for the rules that apply only those.
+    pub(crate) fn known(&self) -> &Known {
+        &self.known
     }
 
     /// `value` with every secret replaced by [`REDACTED`]: members with a
@@ -160,20 +249,27 @@ impl Redactor {
     /// as JSON.
     pub fn redact(&self, value: &Value) -> Value {
         match value {
-            Value::Object(members) => Value::Object(
-                members
-                    .iter()
-                    .map(|(key, member)| {
-                        let member = if self.sensitive_key(key) {
-                            Value::String(REDACTED.to_owned())
-                        } else {
-                            self.redact(member)
-                        };
-                        (key.clone(), member)
-                    })
-                    .collect::<Map<_, _>>(),
-            ),
+            Value::Object(members) => {
+                let pair = pairs::names_a_secret(members, &self.keys);
+                let mut redacted = Map::new();
+                for (key, member) in members {
+                    let member = if self.sensitive_key(key) || (pair && pairs::holds_the_value(key))
+                    {
+                        Value::String(REDACTED.to_owned())
+                    } else {
+                        self.redact(member)
+                    };
+                    // A token can be a key too (`{"ghp_…": "repo"}`).
+                    let key = self.redact_text(key).unwrap_or_else(|| key.clone());
+                    redacted.insert(unique(&redacted, key), member);
+                }
+                Value::Object(redacted)
+            }
             Value::Array(items) => {
+                // An argv array first: what follows `--password` is hidden
+                // before each element is redacted on its own.
+                let argv = pairs::argv(items, &self.keys, REDACTED);
+                let items = argv.as_deref().unwrap_or(items);
                 Value::Array(items.iter().map(|item| self.redact(item)).collect())
             }
             Value::String(text) => Value::String(self.redact_string(text)),
@@ -204,14 +300,80 @@ impl Redactor {
     /// `text` with every secret replaced; `None` if there was none. See the
     /// module docs for what counts.
     pub fn redact_text(&self, text: &str) -> Option<String> {
-        let spans = text::secrets(text, &self.keys, &self.prefixes);
-        (!spans.is_empty()).then(|| text::replace(text, &spans, REDACTED))
+        let walked = self.embedded_json(text);
+        let current = walked.as_deref().unwrap_or(text);
+        let spans = text::secrets(current, &self.keys, &self.prefixes, &self.known);
+        if spans.is_empty() {
+            return walked;
+        }
+        Some(text::replace(current, &spans, REDACTED))
+    }
+
+    /// `text` with each JSON object or array in it (a prompt or a reason
+    /// quoting a call's arguments: `Run this? {"env": [...]}`) redacted as
+    /// JSON, so the rules only JSON's shape shows (argv arrays, name/value
+    /// pairs, sensitive keys) apply there too; `None` if none changed.
+    ///
+    /// A start that does not parse costs at most `serde_json`'s nesting
+    /// limit (128 levels) of reading before the next one is tried.
+    fn embedded_json(&self, text: &str) -> Option<String> {
+        let mut out = String::new();
+        let mut copied = 0;
+        let mut at = 0;
+        while let Some(found) = text[at..].find(['{', '[']) {
+            let start = at + found;
+            let mut values =
+                serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+            match values.next() {
+                Some(Ok(value)) if value.is_object() || value.is_array() => {
+                    let end = start + values.byte_offset();
+                    let redacted = self.redact(&value);
+                    if redacted != value {
+                        out.push_str(&text[copied..start]);
+                        out.push_str(&redacted.to_string());
+                        copied = end;
+                    }
+                    at = end;
+                }
+                _ => at = start + 1,
+            }
+        }
+        (copied > 0).then(|| {
+            out.push_str(&text[copied..]);
+            out
+        })
     }
 
     /// `text`, redacted if it holds a secret.
     pub fn redacted(&self, text: &str) -> String {
         self.redact_text(text).unwrap_or_else(|| text.to_owned())
     }
+}
+
+/// The dispatcher's redactor, for hooks-core's own words (hook errors,
+/// denial reasons, approval prompts): `.redactor(Redactor::default())`.
+impl hooks_core::Redact for Redactor {
+    fn redact_text(&self, text: &str) -> Option<String> {
+        Redactor::redact_text(self, text)
+    }
+}
+
+// The dispatcher's redactor, read by the audit log and the result scrubber:
+// the one given to `HooksBuilder::redactor`, else this default (the shape
+// rules, no known secrets).
+hooks_core::default_state!(Redactor);
+
+/// `key`, or, if `members` has it already (two keys redacted alike), `key`
+/// with a number: no member is lost to another.
+pub(crate) fn unique(members: &Map<String, Value>, key: String) -> String {
+    if !members.contains_key(&key) {
+        return key;
+    }
+    // At most `members.len()` numbers are taken.
+    (2..=members.len() + 2)
+        .map(|n| format!("{key}#{n}"))
+        .find(|candidate| !members.contains_key(candidate))
+        .expect("one of len + 1 numbers is free")
 }
 
 #[cfg(test)]
@@ -328,6 +490,23 @@ mod tests {
             None
         );
         assert_eq!(redactor.redact_text(""), None);
+    }
+
+    #[test]
+    fn a_token_or_a_known_secret_used_as_a_key_is_redacted_and_no_member_is_lost() {
+        let redactor = Redactor::default().with_secret("Zq8-known-value").unwrap();
+        let redacted = redactor.redact(&json!({
+            "ghp_abcdefghijklmnopqrstuvwx": "org/repo",
+            "id_Zq8-known-value": 1,
+            "[redacted]": "a key already so written",
+            "repo": "x",
+        }));
+        let text = redacted.to_string();
+        assert!(!text.contains("ghp_abcdefgh"), "{text}");
+        assert!(!text.contains("Zq8-known-value"), "{text}");
+        assert_eq!(redacted.as_object().unwrap().len(), 4, "{text}");
+        assert_eq!(redacted["repo"], "x");
+        assert_eq!(redacted["id_[redacted]"], 1);
     }
 
     #[test]

@@ -4,15 +4,18 @@
 //!
 //! The rules, in the order they run:
 //!
-//! - private key blocks (`-----BEGIN … PRIVATE KEY-----` to its `END` line,
-//!   PGP and OpenSSH included), whole;
-//! - the password in a URL's userinfo (`postgres://user:pass@host`), or a
-//!   long userinfo that is all token (`https://TOKEN@host`);
+//! - known secrets, by value and encoded ([`known`](super::known));
+//! - private key blocks, PEM and `PuTTY`, whole ([`blocks`](super::blocks));
+//! - URLs' passwords and webhook paths ([`urls`](super::urls));
 //! - the value after a sensitive name and `=` or `:` — `password=x`,
-//!   `DB_PASSWORD=x`, `?api_key=x&`, `"token": "x"`, `X-Api-Key: x`,
-//!   `Authorization: Token x` (the scheme word kept) — quoted or not;
-//! - the word after a sensitive `--flag` (`--password x`), and a mysql-style
-//!   `-pPASSWORD` or `sshpass -p PASSWORD`;
+//!   `PGPASSWORD=x`, `?api_key=x&`, `"token": "x"`, `X-Api-Key: x`,
+//!   `Authorization: Token x` (the scheme word kept), `AccountKey=x;`,
+//!   `sig=x&` — quoted or not; after `Cookie:` or `Set-Cookie:`, the rest of
+//!   the header (every cookie in it);
+//! - the value after a sensitive `--flag` (`--password x`) and what
+//!   programs read passwords from on their command lines
+//!   ([`commands`](super::commands)), over the text split as a shell would
+//!   and as bare tokens (a command quoted inside JSON text);
 //! - the word after `Bearer`, `Basic`, `Token`, `Digest` (an authorization
 //!   scheme), anywhere;
 //! - words that start with a known credential prefix (`sk-`, `ghp_`, `AKIA`,
@@ -21,7 +24,9 @@
 
 use std::ops::Range;
 
-use super::keys::Terms;
+use super::keys::{self, Terms};
+use super::known::Known;
+use super::{blocks, commands, shell, urls};
 
 /// The authorization schemes whose next word is the credential.
 const SCHEMES: [&str; 6] = ["bearer", "basic", "token", "digest", "negotiate", "apikey"];
@@ -30,13 +35,34 @@ const SCHEMES: [&str; 6] = ["bearer", "basic", "token", "digest", "negotiate", "
 const MIN_SECRET_LEN: usize = 8;
 
 /// The spans of `text` that hold secrets, sorted and merged.
-pub(crate) fn secrets(text: &str, terms: &Terms, prefixes: &[String]) -> Vec<Range<usize>> {
+pub(crate) fn secrets(
+    text: &str,
+    terms: &Terms,
+    prefixes: &[String],
+    known: &Known,
+) -> Vec<Range<usize>> {
     let mut spans = Vec::new();
-    private_key_blocks(text, &mut spans);
-    url_userinfo(text, &mut spans);
+    known.find(text, &mut spans);
+    blocks::private_key_blocks(text, &mut spans);
+    blocks::putty_keys(text, &mut spans);
+    urls::userinfo(text, &mut spans);
+    urls::webhooks(text, &mut spans);
     assignments(text, terms, &mut spans);
-    flags(text, terms, &mut spans);
-    words(text, prefixes, &mut spans);
+    // Commands as a shell splits them, and as bare tokens: a command line
+    // quoted inside JSON text (`{"cmd":"mysql -pX"}`) is one shell word.
+    let tokens: Vec<(usize, &str)> = tokens(text).collect();
+    let shell_words = shell::words(text);
+    let netrc = commands::is_netrc(&shell_words);
+    for words in [shell_words, token_words(text, &tokens)] {
+        spans.extend(
+            commands::secrets(&words, terms, netrc)
+                .into_iter()
+                .map(|(at, range)| {
+                    words[at].at.start + range.start..words[at].at.start + range.end
+                }),
+        );
+    }
+    prefixed_words(&tokens, prefixes, &mut spans);
     merge(spans)
 }
 
@@ -53,7 +79,7 @@ pub(crate) fn replace(text: &str, spans: &[Range<usize>], replacement: &str) -> 
     out
 }
 
-fn merge(mut spans: Vec<Range<usize>>) -> Vec<Range<usize>> {
+pub(crate) fn merge(mut spans: Vec<Range<usize>>) -> Vec<Range<usize>> {
     spans.retain(|span| span.start < span.end);
     spans.sort_by_key(|span| (span.start, std::cmp::Reverse(span.end)));
     let mut merged: Vec<Range<usize>> = Vec::with_capacity(spans.len());
@@ -66,66 +92,11 @@ fn merge(mut spans: Vec<Range<usize>>) -> Vec<Range<usize>> {
     merged
 }
 
-/// `-----BEGIN RSA PRIVATE KEY-----` … `-----END RSA PRIVATE KEY-----`, and
-/// PGP's `PRIVATE KEY BLOCK`: the whole block, or to the end of the text
-/// when the end is missing (a truncated key is still a key).
-fn private_key_blocks(text: &str, spans: &mut Vec<Range<usize>>) {
-    let mut from = 0;
-    while let Some(found) = text[from..].find("-----BEGIN ") {
-        let start = from + found;
-        let Some(header_end) = text[start + 11..]
-            .find("-----")
-            .map(|at| start + 11 + at + 5)
-        else {
-            break;
-        };
-        if !text[start..header_end].contains("PRIVATE KEY") {
-            from = header_end;
-            continue;
-        }
-        let end = text[header_end..]
-            .find("-----END ")
-            .and_then(|at| {
-                let end_start = header_end + at;
-                text[end_start + 9..]
-                    .find("-----")
-                    .map(|close| end_start + 9 + close + 5)
-            })
-            .unwrap_or(text.len());
-        spans.push(start..end);
-        from = end;
-    }
-}
-
-/// `scheme://user:password@host` — the password; `scheme://TOKEN@host`
-/// with a long userinfo and no colon — the whole userinfo.
-fn url_userinfo(text: &str, spans: &mut Vec<Range<usize>>) {
-    for (at, _) in text.match_indices("://") {
-        let start = at + 3;
-        let rest = &text[start..];
-        let end = rest
-            .find(|c: char| {
-                c.is_whitespace() || matches!(c, '/' | '?' | '#' | '"' | '\'' | '`' | '<' | '>')
-            })
-            .unwrap_or(rest.len());
-        let authority = &rest[..end];
-        let Some(at_sign) = authority.rfind('@') else {
-            continue;
-        };
-        let userinfo = &authority[..at_sign];
-        match userinfo.find(':') {
-            Some(colon) if colon + 1 < userinfo.len() => {
-                spans.push(start + colon + 1..start + at_sign);
-            }
-            None if userinfo.len() >= 16 => spans.push(start..start + at_sign),
-            _ => {}
-        }
-    }
-}
-
-/// Whether a character may be part of a name in `name=value`.
-fn name_char(c: char) -> bool {
-    c.is_alphanumeric() || matches!(c, '_' | '-' | '.')
+/// Whether a byte may be part of a name in `name=value`: a letter, a
+/// digit, `_-.`, or any byte of a non-ASCII character (so a name ends at an
+/// ASCII byte, on a character boundary; its words are split properly later).
+fn name_byte(byte: u8) -> bool {
+    !byte.is_ascii() || byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.')
 }
 
 /// `name=value`, `name: value`, `"name": "value"` where the name is
@@ -134,19 +105,22 @@ fn assignments(text: &str, terms: &Terms, spans: &mut Vec<Range<usize>>) {
     let bytes = text.as_bytes();
     let mut at = 0;
     while at < text.len() {
-        let Some(start) = text[at..].find(name_char).map(|found| at + found) else {
+        let Some(start) = bytes[at..]
+            .iter()
+            .position(|&byte| name_byte(byte))
+            .map(|found| at + found)
+        else {
             break;
         };
-        let end = text[start..]
-            .find(|c: char| !name_char(c))
+        let end = bytes[start..]
+            .iter()
+            .position(|&byte| !name_byte(byte))
             .map_or(text.len(), |found| start + found);
         at = end.max(start + 1);
         let name = text[start..end].trim_start_matches('-');
-        if name.is_empty() || !terms.sensitive(name) {
-            continue;
-        }
         // Past a closing quote (escaped, in JSON inside a string) and blanks
-        // to `=` or `:` (not `::` or `=>`/`==`).
+        // to `=` or `:` (not `::` or `=>`/`==`); the name is judged only
+        // then, most words being followed by neither.
         let mut cursor = end;
         while cursor < bytes.len() && matches!(bytes[cursor], b'"' | b'\'' | b'\\' | b' ' | b'\t') {
             cursor += 1;
@@ -156,10 +130,18 @@ fn assignments(text: &str, terms: &Terms, spans: &mut Vec<Range<usize>>) {
         };
         if !matches!(separator, b'=' | b':')
             || matches!(bytes.get(cursor + 1), Some(b'=' | b':' | b'>'))
+            || name.is_empty()
+            || !terms.sensitive(name)
         {
             continue;
         }
-        if let Some(value) = value_after(text, cursor + 1) {
+        if let Some(mut value) = value_after(text, cursor + 1) {
+            // A cookie header holds every cookie to its end: `a=1; sid=x`.
+            if keys::words(name).iter().any(|word| word == "cookie") {
+                value.end = text[value.start..]
+                    .find(['\n', '\r', '"', '\'', '`'])
+                    .map_or(text.len(), |end| value.start + end);
+            }
             spans.push(value);
         }
     }
@@ -236,76 +218,103 @@ fn next_word(text: &str, from: usize) -> Option<Range<usize>> {
     (start < end).then_some(start..end)
 }
 
-/// `--password x`, `--api-key x`: the next word. `-pSECRET` after a mysql
-/// client, and `sshpass -p SECRET`. Words are [`tokens`], so a flag inside
-/// quotes or JSON (`"--token x"`) is found like a bare one.
-fn flags(text: &str, terms: &Terms, spans: &mut Vec<Range<usize>>) {
-    let words: Vec<(usize, &str)> = tokens(text).collect();
-    let mysql = words.iter().any(|(_, word)| {
-        let program = word.rsplit('/').next().unwrap_or(word);
-        matches!(
-            program,
-            "mysql" | "mysqldump" | "mysqladmin" | "mariadb" | "mariadb-dump"
-        )
-    });
-    for (index, &(start, word)) in words.iter().enumerate() {
-        let next = words.get(index + 1);
-        if let Some(flag) = word.strip_prefix("--")
-            && terms.sensitive(flag)
-            && let Some(&(next_start, next_word)) = next
-            && !next_word.starts_with('-')
-        {
-            spans.push(next_start..next_start + next_word.len());
-        }
-        if mysql
-            && let Some(password) = word.strip_prefix("-p")
-            && !password.is_empty()
-        {
-            spans.push(start + 2..start + word.len());
-        }
-        if word == "-p"
-            && words[..index].iter().any(|(_, w)| w.ends_with("sshpass"))
-            && let Some(&(next_start, next_word)) = next
-        {
-            spans.push(next_start..next_start + next_word.len());
-        }
-    }
-}
-
 /// Words of free text with their byte offsets: runs without white space,
 /// quotes or the punctuation that separates a name from its value.
 fn tokens(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    let is_separator = |c: char| {
-        c.is_whitespace()
-            || matches!(
-                c,
-                '"' | '\'' | '`' | '=' | ',' | ';' | '(' | ')' | '<' | '>' | '[' | ']' | '{' | '}'
-            )
+    // Bytes, not chars: every separator but Unicode's blanks is ASCII, and
+    // this runs over every string redacted.
+    let bytes = text.as_bytes();
+    let separator_at = move |at: usize| -> bool {
+        match bytes[at] {
+            byte if byte.is_ascii() => {
+                byte.is_ascii_whitespace()
+                    || matches!(
+                        byte,
+                        b'"' | b'\''
+                            | b'`'
+                            | b'='
+                            | b','
+                            | b';'
+                            | b'('
+                            | b')'
+                            | b'<'
+                            | b'>'
+                            | b'['
+                            | b']'
+                            | b'{'
+                            | b'}'
+                            | b'\x0b'
+                    )
+            }
+            // A character's first byte: a Unicode blank separates too.
+            byte if byte >= 0xc0 => text[at..].chars().next().is_some_and(char::is_whitespace),
+            _ => false,
+        }
     };
     let mut at = 0;
     std::iter::from_fn(move || {
-        let rest = &text[at..];
-        let start = at + rest.find(|c: char| !is_separator(c))?;
-        let rest = &text[start..];
-        let mut end = start + rest.find(is_separator).unwrap_or(rest.len());
+        while at < bytes.len() && separator_at(at) {
+            at += text[at..].chars().next().map_or(1, char::len_utf8);
+        }
+        if at >= bytes.len() {
+            return None;
+        }
+        let start = at;
+        while at < bytes.len() && !separator_at(at) {
+            at += 1;
+        }
+        let mut end = at;
         // `Authorization:` keeps its colon out of the next word, but `https://x` stays whole.
-        if text[start..end].ends_with(':') {
+        if bytes[end - 1] == b':' {
             end -= 1;
         }
-        at = end.max(start + 1).min(text.len());
         Some((start, &text[start..end]))
     })
 }
 
+/// [`tokens`] as a command's words: a new command after `;`, a line break,
+/// `&&`, `||` or `|`.
+fn token_words<'t>(text: &'t str, tokens: &[(usize, &'t str)]) -> Vec<shell::Word<'t>> {
+    let mut words: Vec<shell::Word<'t>> = Vec::new();
+    let mut previous_end = 0;
+    for &(start, token) in tokens {
+        let gap = &text[previous_end.min(start)..start];
+        let starts_command = words.is_empty()
+            || gap.contains([';', '\n'])
+            || words
+                .last()
+                .is_some_and(|last| matches!(last.text, "&&" | "||" | "|" | "&"));
+        previous_end = start + token.len();
+        words.push(shell::Word {
+            text: token,
+            at: start..start + token.len(),
+            starts_command,
+        });
+    }
+    words
+}
+
 /// Words that are credentials by their look: a known prefix, a JWT, or
 /// the word after an authorization scheme.
-fn words(text: &str, prefixes: &[String], spans: &mut Vec<Range<usize>>) {
+fn prefixed_words(tokens: &[(usize, &str)], prefixes: &[String], spans: &mut Vec<Range<usize>>) {
+    // Most words are too short for any prefix, or start with no prefix's
+    // first byte: both are told before any prefix is compared.
+    let shortest = prefixes.iter().map(String::len).min().unwrap_or(0) + MIN_SECRET_LEN;
+    let mut first = [false; 256];
+    for prefix in prefixes {
+        if let Some(&byte) = prefix.as_bytes().first() {
+            first[usize::from(byte)] = true;
+        }
+    }
     let mut after_scheme = false;
-    for (start, word) in tokens(text) {
+    for &(start, word) in tokens {
         if after_scheme || looks_like_jwt(word) {
             spans.push(start..start + word.len());
-        } else {
-            spans.extend(prefixed(word, prefixes).map(|span| start + span.start..start + span.end));
+        } else if word.len() >= shortest {
+            spans.extend(
+                prefixed(word, prefixes, shortest, &first)
+                    .map(|span| start + span.start..start + span.end),
+            );
         }
         after_scheme = SCHEMES[..2]
             .iter()
@@ -316,17 +325,25 @@ fn words(text: &str, prefixes: &[String], spans: &mut Vec<Range<usize>>) {
 /// Spans of `word` that are credentials by prefix: at the start of the
 /// word or of a URL part (after `/`, `:`, `@`, `?`, `&`, `#`), up to the
 /// next such character.
-fn prefixed<'w>(word: &'w str, prefixes: &'w [String]) -> impl Iterator<Item = Range<usize>> + 'w {
+fn prefixed<'w>(
+    word: &'w str,
+    prefixes: &'w [String],
+    shortest: usize,
+    first: &'w [bool; 256],
+) -> impl Iterator<Item = Range<usize>> + 'w {
     let is_boundary = |c: char| matches!(c, '/' | ':' | '@' | '?' | '&' | '#');
     let starts = std::iter::once(0).chain(word.match_indices(is_boundary).map(|(at, _)| at + 1));
     starts.filter_map(move |start| {
         let rest = &word[start..];
         let end = start + rest.find(is_boundary).unwrap_or(rest.len());
         let part = &word[start..end];
+        if part.len() < shortest || !first[usize::from(part.as_bytes()[0])] {
+            return None;
+        }
         prefixes
             .iter()
             .any(|prefix| {
-                part.starts_with(prefix.as_str()) && part.len() >= prefix.len() + MIN_SECRET_LEN
+                part.len() >= prefix.len() + MIN_SECRET_LEN && part.starts_with(prefix.as_str())
             })
             .then_some(start..end)
     })
