@@ -29,8 +29,10 @@ context). A panic, a timeout, unreadable input or a broken store blocks too.
 options:
   --host claude|codex     whose protocol to answer in (default claude)
   --config FILE           hooks and standard-hook tables (TOML, or a Claude Code settings.json)
-  --state-dir DIR         where stores live between calls (default $HOOKS_STATE_DIR,
-                          else $CLAUDE_PROJECT_DIR/.hooks, else ./.hooks)
+  --state-dir DIR         where the config's stores live between calls, for tables that
+                          name no file: rate-limit.db, audit.jsonl, approvals.sqlite3
+                          (default $HOOKS_STATE_DIR, else $CLAUDE_PROJECT_DIR/.hooks,
+                          else ./.hooks; made only when a store opens there)
   --timeout SECONDS       how long the hooks may take before the event is blocked (default 55)
   --rewrites ask|allow    Claude Code: send a rewritten call with `ask` (default) or `allow`
   --print-settings HOST   print the settings that install this binary for HOST, and exit
@@ -172,12 +174,11 @@ impl HookBinary {
 
     /// The dispatcher the options describe.
     fn responder(self, options: &Options) -> Result<Responder, String> {
-        let state_dir = state_dir(options);
-        let mut builder = stores_in(self.builder, &state_dir)?;
+        let mut builder = self.builder;
         if let Some(path) = &options.config {
             let config = hooks_config::load(path)
                 .map_err(|error| error.to_string())?
-                .rate_limit_database(state_dir.join("rate-limit.db"));
+                .state_dir(state_dir(options));
             builder = config.apply(builder).map_err(|error| error.to_string())?;
         }
         let mut responder = Responder::new(builder, options.host)?.rewrites(options.rewrites);
@@ -199,24 +200,6 @@ impl Answer {
         }
         Answer::json_text(text)
     }
-}
-
-/// The standard hooks' stores, in `dir`, so that what they count outlives
-/// the process: a config file's tables replace them.
-fn stores_in(builder: HooksBuilder, dir: &Path) -> Result<HooksBuilder, String> {
-    use hooks_std::rate_limit::{RateLimit, RateLimiter};
-    std::fs::create_dir_all(dir).map_err(|error| {
-        format!(
-            "cannot create the state directory {}: {error}",
-            dir.display()
-        )
-    })?;
-    let limiter = RateLimiter::new(RateLimit {
-        database: Some(dir.join("rate-limit.db")),
-        ..RateLimit::default()
-    })
-    .map_err(|error| error.to_string())?;
-    Ok(builder.state(limiter))
 }
 
 /// `--state-dir`, `$HOOKS_STATE_DIR`, `$CLAUDE_PROJECT_DIR/.hooks`, or `./.hooks`.

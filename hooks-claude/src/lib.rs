@@ -18,10 +18,12 @@
 //! | left a message for the person   | `systemMessage`                                              |
 //! | panicked, timed out, bad input, broken store | exit 2, saying what failed                      |
 //!
-//! Each call is a new process, so what must outlive it lives in stores: the
-//! rate limit counts in SQLite (`rate-limit.db` in the state directory,
-//! unless a config file's `[rate_limit]` says otherwise), approvals in the
-//! approval store, the audit log in its JSON Lines file.
+//! Each call is a new process, so what must outlive it lives in stores, in
+//! the state directory (`--state-dir`) unless a config file's table names
+//! its own: the rate limit counts in `rate-limit.db`, the audit log writes
+//! `audit.jsonl`, approvals wait in `approvals.sqlite3`. Standard hooks run
+//! only as the config file's tables ask: without a config, the binary runs
+//! the program's own hooks and writes nothing.
 //!
 //! A program with its own hooks:
 //!

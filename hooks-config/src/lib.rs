@@ -279,12 +279,17 @@ fn parse_with(
 }
 
 impl Config {
-    /// Where a `[rate_limit]` table that names no `database` counts: for a
-    /// program whose every call is a new process (a hook binary), so the
-    /// counts outlive it. Without this, such a table counts in memory.
+    /// Where the stores of tables that name no file live: `rate-limit.db`
+    /// for a `[rate_limit]` table without `database` or `store` (otherwise
+    /// it counts in memory), `audit.jsonl` for an `[audit_log]` without
+    /// `path` or `sink`, `approvals.sqlite3` for an `[approval]` without
+    /// `database` or `store` (otherwise both are refused: no file is written
+    /// whose path nobody named). The directory is made when a store opens
+    /// there. For a program whose every call is a new process (a hook binary),
+    /// so that what its stores hold outlives it.
     #[must_use]
-    pub fn rate_limit_database(mut self, path: impl Into<std::path::PathBuf>) -> Self {
-        self.settings.rate_limit_database = Some(path.into());
+    pub fn state_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.settings.state_dir = Some(dir.into());
         self
     }
 

@@ -55,10 +55,9 @@ pub(crate) struct StdSettings {
     pub(crate) webhook: Option<(u32, crate::webhook::WebhookChannel)>,
     /// `[redact]`: the dispatcher's redactor.
     pub(crate) redact: Option<crate::redact::RedactSettings>,
-    /// Where a `[rate_limit]` table that names no `database` (nor `store`) counts, when
-    /// the program says (a hook binary, a new process per call, whose
-    /// counts must outlive it): see `Config::rate_limit_database`.
-    pub(crate) rate_limit_database: Option<PathBuf>,
+    /// Where the stores of tables that name no file live, when the program
+    /// says (a hook binary, a new process per call): see `Config::state_dir`.
+    pub(crate) state_dir: Option<PathBuf>,
 }
 
 impl StdSettings {
@@ -150,6 +149,9 @@ impl StdSettings {
             unused_variables
         )
     )]
+    // Every table in order, its checks then its files: one place to see that
+    // nothing is opened until everything checked out.
+    #[allow(clippy::too_many_lines)]
     pub(crate) fn prepare(self, file: &str) -> Result<Prepared, ConfigError> {
         let mut problems = Problems::default();
         let mut prepared = Prepared::default();
@@ -172,7 +174,11 @@ impl StdSettings {
         let rate_limit = match self.rate_limit {
             Some((line, mut table)) => {
                 // A table counting in a shared `store` keeps to it: no default file.
-                let default = self.rate_limit_database.filter(|_| table.store.is_none());
+                let default = self
+                    .state_dir
+                    .as_ref()
+                    .filter(|_| table.store.is_none())
+                    .map(|dir| dir.join("rate-limit.db"));
                 let database = table.database.take().or(default);
                 match hooks_std::rate_limit::RateLimiter::new(table.clone()) {
                     Ok(limiter) if database.is_none() => {
@@ -202,9 +208,40 @@ impl StdSettings {
 
         // Only now, with everything else right, the files.
         let mut problems = Problems::default();
+        #[cfg_attr(
+            not(any(feature = "audit-log", feature = "approval", feature = "rate-limit")),
+            allow(unused_mut)
+        )]
         let mut created = Created::default();
+        #[cfg(feature = "rate-limit")]
+        let counts_in = |dir: &Path| {
+            rate_limit
+                .as_ref()
+                .and_then(|(_, table)| table.database.as_deref())
+                .is_some_and(|database| database.starts_with(dir))
+        };
+        #[cfg(not(feature = "rate-limit"))]
+        let counts_in = |_: &Path| false;
+        if let Some(dir) = &self.state_dir
+            && (self.audit_log.is_some() || counts_in(dir) || self.approval.is_some())
+            && let Err(error) = std::fs::create_dir_all(dir)
+        {
+            problems.push(
+                file,
+                0,
+                None,
+                format!("cannot make the state directory {}: {error}", dir.display()),
+            );
+            return problems.into_result().map(|()| prepared);
+        }
         #[cfg(feature = "audit-log")]
-        if let Some((line, table)) = self.audit_log {
+        if let Some((line, mut table)) = self.audit_log {
+            if table.sink.is_none()
+                && table.path.as_os_str().is_empty()
+                && let Some(dir) = &self.state_dir
+            {
+                table.path = dir.join("audit.jsonl");
+            }
             // A server sink (`sink = "postgres://…"`) creates no file.
             if table.sink.is_none() {
                 created.watch(&table.path);
@@ -227,10 +264,16 @@ impl StdSettings {
             }
         }
         #[cfg(feature = "approval")]
-        if let Some((line, table)) = self.approval
+        if let Some((line, mut table)) = self.approval
             && problems.is_empty()
         {
             use hooks_std::approval::{ApprovalGate, CliChannel, TerminalChannel};
+            if table.store.is_none()
+                && table.database.as_os_str().is_empty()
+                && let Some(dir) = &self.state_dir
+            {
+                table.database = dir.join("approvals.sqlite3");
+            }
             if table.store.is_none() {
                 watch_database(&mut created, &table.database);
             }

@@ -402,7 +402,7 @@ pub(crate) fn parse(file: &Arc<str>, text: &str, problems: &mut Problems) -> Par
             parsed.approval_channel.as_ref(),
             problems,
         ),
-        rate_limit_database: None,
+        state_dir: None,
         redact: parsed
             .redact
             .map(|table| crate::redact::RedactSettings::new(text, table)),

@@ -192,12 +192,9 @@ fn a_file_that_fails_to_apply_changes_nothing() {
         "the audit log made by the failed load was removed"
     );
 
-    // And the process is as it was: another dispatcher still has the defaults.
-    let untouched = Hooks::builder()
-        .only(["hooks_std::read_only::guard"])
-        .build()
-        .unwrap();
-    assert_eq!(untouched.count::<PreToolUse>(), 1);
+    // And the process is as it was: another dispatcher asked for nothing, and has nothing.
+    let untouched = Hooks::builder().groups(["hooks_std"]).build().unwrap();
+    assert_eq!(untouched.count::<PreToolUse>(), 0);
     assert!(
         untouched
             .describe()
@@ -205,4 +202,48 @@ fn a_file_that_fails_to_apply_changes_nothing() {
             .iter()
             .all(|hook| hook.name != "from_the_file")
     );
+}
+
+#[test]
+fn a_store_nobody_named_is_refused_or_goes_to_the_state_directory() {
+    let refused = |text: &str| {
+        hooks_config::parse("s.toml", text, false)
+            .unwrap()
+            .apply(Hooks::builder().groups(["hooks_std"]))
+            .err()
+            .expect("refused")
+            .to_string()
+    };
+    let error = refused("[audit_log]\non_failure = \"deny\"\n");
+    assert!(
+        error.contains("s.toml:1: [audit_log]") && error.contains("no file is named"),
+        "{error}"
+    );
+    let error = refused("[approval]\ntimeout = \"1m\"\n");
+    assert!(
+        error.contains("s.toml:1: [approval]") && error.contains("no database is named"),
+        "{error}"
+    );
+
+    let dir = temp("state");
+    let _ = std::fs::remove_dir_all(&dir);
+    let hooks = hooks_config::parse(
+        "s.toml",
+        "[audit_log]\n\n[approval]\n\n[rate_limit]\nrules = [{ max = 5, per = \"1m\" }]\n",
+        false,
+    )
+    .unwrap()
+    .state_dir(&dir)
+    .apply(Hooks::builder().groups(["hooks_std"]))
+    .unwrap()
+    .build()
+    .unwrap();
+    assert!(hooks.count::<PreToolUse>() > 0);
+    let mut made: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .filter(|name| !name.ends_with("-wal") && !name.ends_with("-shm"))
+        .collect();
+    made.sort();
+    assert_eq!(made, ["approvals.sqlite3", "audit.jsonl", "rate-limit.db"]);
 }

@@ -10,13 +10,15 @@
 //! | `redact` | `hooks_std::redact::{scrub, scrub_error}` + [`redact::Redactor`] | `PostToolUse`, `PostToolUseFailure` | secrets the dispatcher knows (`.redactor(..)`), in any encoding, taken out of tool results and errors before the model reads them; the redactor the audit log and approvals use |
 //! | `replay` | [`replay::replay`] (no hook) | — | runs an audit log or a transcript through a dispatcher and reports where it decides differently; runs no tool |
 //!
-//! Turning a feature on registers its hooks (in group `hooks_std`) with
-//! sensible defaults. Each hook's configuration is state of the dispatcher
-//! that runs it: give the builder a value (a [`read_only::ReadOnlyGuard`],
+//! Turning a feature on links its hooks (in group `hooks_std`), and changes
+//! no dispatcher by itself: a standard hook runs in a dispatcher only when
+//! that dispatcher is given its policy — a [`read_only::ReadOnlyGuard`],
 //! [`truncate::Truncator`], [`rate_limit::RateLimiter`], [`audit::Auditor`],
-//! [`approval::ApprovalPolicy`]) built from code or from a config file's
-//! table, and a dispatcher without one gets its own default. One process can
-//! hold several dispatchers with several policies:
+//! [`approval::ApprovalPolicy`], a [`redact::Redactor`] for the scrubbers —
+//! built from code or from a config file's table
+//! ([`hooks_core::opt_in!`]). No file is written whose path nobody named, and
+//! no limit applies that nobody set. One process can hold several dispatchers
+//! with several policies:
 //!
 //! ```
 //! # #[cfg(all(feature = "read-only", feature = "rate-limit"))]
@@ -35,8 +37,9 @@
 //!     .build()?;
 //! let open = Hooks::builder()
 //!     .only(["hooks_std::read_only::guard", "hooks_std::rate_limit::guard"])
-//!     .build()?; // the defaults: read-only off, 60 calls a minute
-//! # drop((frozen, open));
+//!     .build()?; // asked for neither: runs neither
+//! assert_eq!(open.count::<PreToolUse>(), 0);
+//! # drop(frozen);
 //! # Ok(())
 //! # }
 //! # #[cfg(not(all(feature = "read-only", feature = "rate-limit")))]

@@ -103,3 +103,28 @@ fn the_cli_answers_requests_and_refuses_what_it_cannot_do() {
         (Status::Denied, Some("not this one"))
     );
 }
+
+#[test]
+fn without_a_database_named_nothing_is_made() {
+    let dir = std::env::temp_dir().join(format!("hooks-std-cli-none-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_hooks-approve"))
+        .arg("list")
+        .current_dir(&dir)
+        .env_remove("HOOKS_APPROVALS_DB")
+        .env_remove("HOOKS_APPROVALS_STORE")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("no database: give `--db PATH`"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        0,
+        "no file was made"
+    );
+    std::fs::remove_dir(&dir).unwrap();
+}

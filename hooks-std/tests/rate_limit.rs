@@ -198,7 +198,16 @@ fn a_slot_is_given_back_when_a_later_rule_refuses() {
 #[tokio::test]
 async fn the_linked_hook_counts_in_its_dispatchers_limiter() {
     let only_the_guard = || Hooks::builder().only(["hooks_std::rate_limit::guard"]);
-    let defaults = only_the_guard().build().unwrap();
+    // Not asked for: not there, and nothing is limited.
+    let unasked = only_the_guard().build().unwrap();
+    assert_eq!(unasked.count::<PreToolUse>(), 0);
+    // A limiter needs rules: none would limit nothing, and is refused.
+    let error = RateLimiter::new(RateLimit::default()).err().unwrap();
+    assert!(error.to_string().contains("no `rules`"), "{error}");
+    let defaults = only_the_guard()
+        .state(RateLimiter::new(RateLimit::new(vec![Rule::new(60, MINUTE)])).unwrap())
+        .build()
+        .unwrap();
     let strict = only_the_guard()
         .state(RateLimiter::new(RateLimit::new(vec![Rule::new(1, MINUTE)])).unwrap())
         .build()
@@ -213,7 +222,7 @@ async fn the_linked_hook_counts_in_its_dispatchers_limiter() {
                 .is_continue(),
         );
     }
-    assert_eq!(admitted, 60, "the default: 60 per minute per user and tool");
+    assert_eq!(admitted, 60, "60 per minute per user and tool");
     // The strict dispatcher counts in a store of its own: the 61 calls above
     // used none of its allowance.
     assert!(
@@ -320,7 +329,7 @@ async fn a_store_that_answers_later_is_waited_on_and_given_slots_back() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_store_that_cannot_answer_denies() {
-    let limiter = RateLimiter::new(RateLimit::default())
+    let limiter = RateLimiter::new(RateLimit::new(vec![Rule::new(60, MINUTE)]))
         .unwrap()
         .with_store(Remote {
             counts: MemoryStore::default(),

@@ -402,8 +402,13 @@ async fn the_linked_standard_hooks_replay_once_prepared_and_are_refused_otherwis
     let before = std::fs::read_to_string(&log).unwrap();
     let recording = replay::parse(&before);
 
-    // Every standard hook linked in, the audit log configured to the very file.
-    let unprepared = Hooks::builder().state(auditor(&log)).build().unwrap();
+    // The audit log configured to the very file, and the approval gate.
+    let standard = || {
+        Hooks::builder()
+            .state(auditor(&log))
+            .state(hooks_std::approval::ApprovalPolicy::default())
+    };
+    let unprepared = standard().build().unwrap();
     let refused = replay::replay(&unprepared, &recording).await.unwrap_err();
     let ReplayError::AuditHooks { hooks } = &refused else {
         panic!("{refused}")
@@ -415,9 +420,7 @@ async fn the_linked_standard_hooks_replay_once_prepared_and_are_refused_otherwis
     assert_eq!(hooks, expected);
     assert!(refused.to_string().contains("hooks_std::replay::prepare"));
 
-    let prepared = replay::prepare(Hooks::builder().state(auditor(&log)))
-        .build()
-        .unwrap();
+    let prepared = replay::prepare(standard()).build().unwrap();
     let report = replay::replay(&prepared, &recording).await.unwrap();
     // The approval gate flags refunds by default and asks nobody; nothing else here objects.
     assert_eq!(

@@ -21,8 +21,10 @@ use hooks_core::prelude::*;
 use hooks_std::approval::{Answer, ApprovalGate, Approvals, ScriptedChannel, TerminalChannel};
 use hooks_std::audit::{Audit, Auditor};
 use hooks_std::rate_limit::{By, RateLimit, RateLimiter, Rule};
+use hooks_std::read_only::ReadOnlyGuard;
 use hooks_std::redact::Redactor;
 use hooks_std::replay;
+use hooks_std::truncate::Truncator;
 
 use script::{TOOLS, Turn};
 
@@ -100,6 +102,8 @@ async fn replay_with_a_stricter_policy(
     let recording = replay::parse(&std::fs::read_to_string(audit_log)?);
     let stricter = replay::prepare(
         Hooks::builder()
+            // The same read-only guard as the session's; the rest is stricter.
+            .state(ReadOnlyGuard::default())
             .state(Redactor::default())
             .hook(
                 Hook::new("stricter::no_web_search", |_: &mut PreToolUse| {
@@ -119,7 +123,7 @@ async fn replay_with_a_stricter_policy(
                 .matches("payments_refund"),
             ),
     )
-    .tools(TOOLS.iter().copied())
+    .tools(script::tool_facts())
     .build()?;
     let report = replay::replay(&stricter, &recording).await?;
     println!("\nReplaying that log against a stricter policy (no tool runs):\n\n{report}");
@@ -173,10 +177,14 @@ fn setup() -> Result<(Hooks, PathBuf), Box<dyn std::error::Error>> {
             .tools("search")
             .by([By::User]),
     ]))?;
+    // Each standard hook runs because it is given its policy here: linked
+    // in, but not asked for, it would not.
     let mut builder = Hooks::builder()
         .state(auditor)
         .state(limiter)
         .state(gate.policy().clone())
+        .state(ReadOnlyGuard::default())
+        .state(Truncator::default())
         .state(Redactor::default())
         .approver(gate);
     if let Some(path) = config_path() {

@@ -549,8 +549,8 @@ impl VisitTable for Collect<'_> {
     }
 }
 
-/// Leaves out every hook reading an opt-in state type
-/// ([`opt_in!`](crate::opt_in)) the builder was given no value of.
+/// Leaves out every hook whose policy — its first state parameter — is an
+/// opt-in type ([`opt_in!`](crate::opt_in)) the builder was given no value of.
 struct LeaveOut<'b> {
     states: &'b StateMap,
     /// Each hook left out, and the state type it was not given.
@@ -561,7 +561,8 @@ impl VisitTable for LeaveOut<'_> {
     fn visit<C: Event>(&mut self, table: &mut Table<C>) {
         let (states, left_out) = (self.states, &mut self.left_out);
         table.entries.retain(|entry| {
-            let not_given = entry.meta.state.iter().find(|&&ty| {
+            // A hook's first state parameter is its policy: the rest only help it.
+            let not_given = entry.meta.state.first().filter(|&&ty| {
                 states.get(ty).is_none()
                     && __HOOKS_CORE_V1_OPT_IN
                         .iter()

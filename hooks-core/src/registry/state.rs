@@ -101,11 +101,13 @@ impl StateMap {
     }
 }
 
-/// Makes a state type a dispatcher's choice: a hook reading `T` runs only in
-/// a dispatcher given a `T` (by [`state`](crate::HooksBuilder::state), or a
-/// configuration table that sets it); in any other dispatcher it is left
-/// out, as if it were not linked. Linking a crate, or turning on its
-/// feature, then changes no dispatcher that did not ask.
+/// Makes a state type a dispatcher's choice: a hook whose policy is `T` — its
+/// first state parameter — runs only in a dispatcher given a `T` (by
+/// [`state`](crate::HooksBuilder::state), or a configuration table that sets
+/// it); in any other dispatcher it is left out, as if it were not linked.
+/// Linking a crate, or turning on its feature, then changes no dispatcher
+/// that did not ask. A hook reading `T` after its policy only needs it: a
+/// value given, or a [`default_state!`](crate::default_state) made.
 ///
 /// This is how `hooks-std`'s standard hooks are opt-in: the read-only guard
 /// runs where a `ReadOnlyGuard` is given, the audit log where an `Auditor` is.
@@ -162,7 +164,8 @@ pub struct StateDefault {
 /// (`default_state!(T)`), or by `make`, a `fn() -> Result<T, E>` with
 /// `E: Display` (`default_state!(T, make)`), whose failure is a build error.
 ///
-/// This is how `hooks-std` links its hooks "with sensible defaults":
+/// This is how a crate lets its hooks work without the application providing a
+/// value (for policies a dispatcher must ask for, see [`opt_in!`](crate::opt_in)):
 ///
 /// ```
 /// use hooks_core::prelude::*;

@@ -41,6 +41,12 @@ impl ApprovalGate {
         if let Some(store) = &config.store {
             return Self::open_server(store, policy, config);
         }
+        if config.database.as_os_str().is_empty() {
+            return Err(ConfigError::new(
+                "approval",
+                "no database is named: give `database` (or set `HOOKS_APPROVALS_DB`), or a `store`",
+            ));
+        }
         // Start-up work, done once before any dispatch: the restart policy
         // straight on the database, then the store the gate waits on.
         let database = Database::open(&config.database, config.busy_timeout).map_err(refused)?;

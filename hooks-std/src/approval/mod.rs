@@ -107,7 +107,8 @@ pub struct Approvals {
     pub tools: Vec<String>,
     /// The session metadata key flagging more: `true` for every tool, or a list of patterns.
     pub metadata_key: String,
-    /// The SQLite database (`$HOOKS_APPROVALS_DB`, else `hooks-approvals.sqlite3`).
+    /// The SQLite database: a path the user gives, or `$HOOKS_APPROVALS_DB`;
+    /// empty by default, and a store is not opened without one.
     pub database: PathBuf,
     /// A PostgreSQL server to keep requests in instead, shared by every
     /// replica (feature `postgres`): `postgres://user:${PGPASSWORD}@db/agents`
@@ -156,7 +157,7 @@ impl Default for Approvals {
             .to_vec(),
             metadata_key: "requires_confirmation".to_owned(),
             database: std::env::var_os("HOOKS_APPROVALS_DB")
-                .map_or_else(|| "hooks-approvals.sqlite3".into(), PathBuf::from),
+                .map_or_else(PathBuf::new, PathBuf::from),
             store: None,
             timeout: Approval::DEFAULT_TIMEOUT,
             poll_interval: Duration::from_millis(250),
@@ -221,13 +222,10 @@ impl Default for ApprovalPolicy {
     }
 }
 
-hooks_core::default_state!(ApprovalPolicy, ApprovalPolicy::defaults);
+// The gate runs only in a dispatcher given an `ApprovalPolicy`.
+hooks_core::opt_in!(ApprovalPolicy);
 
 impl ApprovalPolicy {
-    fn defaults() -> Result<Self, ConfigError> {
-        Self::new(&Approvals::default())
-    }
-
     /// Compiles the configuration's patterns and checks its durations.
     pub fn new(config: &Approvals) -> Result<Self, ConfigError> {
         config.check_durations()?;

@@ -2,8 +2,8 @@
 //! what, the decision and the hook that made it, every rewrite and who made
 //! it, approvals and who answered, duration and result size; secrets redacted.
 //!
-//! Records go to a [`Sink`]: by default a JSON Lines file
-//! ([`JsonLinesFile`]; `hooks-audit.jsonl`, or the path in `HOOKS_AUDIT_LOG`),
+//! Records go to a [`Sink`]: a JSON Lines file ([`JsonLinesFile`]; the
+//! `path` given, or the path in `HOOKS_AUDIT_LOG`: there is no default file),
 //! written so that concurrent writers never interleave or tear a line and a
 //! crash loses at most the record being written. [`TracingSink`] sends them
 //! to `tracing` instead; with the `postgres` feature, `PostgresSink` (`sink =
@@ -13,8 +13,7 @@
 //!
 //! The sink, redaction and failure policy are an [`Auditor`], state of the
 //! dispatcher that runs the hooks (`.state(Auditor::from_config(config)?)`).
-//! A dispatcher without one opens the default file when it is built; if it
-//! cannot, the dispatcher is not built.
+//! A dispatcher given none records nothing: the hooks are not in it.
 //!
 //! Records are redacted twice when the two differ: with the auditor's
 //! [`Redactor`] (`redact_keys`, `redact_prefixes`) and with the
@@ -74,7 +73,9 @@ use crate::redact::{DEFAULT_KEYS, DEFAULT_PREFIXES, Redactor};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Audit {
-    /// The JSON Lines file.
+    /// The JSON Lines file: a path the user gives, or `$HOOKS_AUDIT_LOG`;
+    /// empty by default, which [`Auditor::from_config`] refuses (no file is
+    /// written whose path nobody named).
     pub path: PathBuf,
     /// A PostgreSQL server to write records to instead of `path`, shared by
     /// every replica (feature `postgres`; see [`PostgresSink`]):
@@ -96,8 +97,7 @@ pub struct Audit {
 impl Default for Audit {
     fn default() -> Self {
         Audit {
-            path: std::env::var_os("HOOKS_AUDIT_LOG")
-                .map_or_else(|| "hooks-audit.jsonl".into(), PathBuf::from),
+            path: std::env::var_os("HOOKS_AUDIT_LOG").map_or_else(PathBuf::new, PathBuf::from),
             sink: None,
             durability: Durability::default(),
             on_failure: OnFailure::default(),
@@ -145,6 +145,12 @@ impl Auditor {
             return Ok(Auditor::new(Self::server_sink(server)?)
                 .on_failure(config.on_failure)
                 .redactor(Redactor::new(&config.redact_keys, config.redact_prefixes)));
+        }
+        if config.path.as_os_str().is_empty() {
+            return Err(ConfigError::new(
+                "audit-log",
+                "no file is named: give `path` (or set `HOOKS_AUDIT_LOG`), or a `sink`",
+            ));
         }
         let file = JsonLinesFile::open(&config.path, config.durability).map_err(|error| {
             ConfigError::new(
@@ -279,14 +285,8 @@ impl Auditor {
     }
 }
 
-hooks_core::default_state!(Auditor, Auditor::defaults);
-
-impl Auditor {
-    /// [`Audit::default`]: the file is opened when a dispatcher needs it.
-    fn defaults() -> Result<Self, ConfigError> {
-        Self::from_config(Audit::default())
-    }
-}
+// The audit hooks run only in a dispatcher given an `Auditor`.
+hooks_core::opt_in!(Auditor);
 
 /// Refuses calls while the audit log cannot be written (fail-closed).
 #[pre_tool_use(group = "hooks_std", priority = i32::MAX)]

@@ -22,7 +22,8 @@
 //! to loopback names, its bound address and those, so a page under another
 //! domain that resolves here (DNS rebinding) is refused.
 //!
-//! The database is `--db`, else `$HOOKS_APPROVALS_DB`, else `hooks-approvals.sqlite3`;
+//! The database is `--db`, else `$HOOKS_APPROVALS_DB` (one of them is needed:
+//! a database nobody named is never made);
 //! or a fleet's shared store: `--store postgres://…` (or `$HOOKS_APPROVALS_STORE`,
 //! feature `postgres`), for every command, the console too.
 //! `--by` defaults to `$USER`. Exit status: 0 done, 1 refused (no such
@@ -176,6 +177,11 @@ fn open(
 ) -> Result<(Arc<dyn ApprovalStore>, String), String> {
     match &invocation.store {
         Some(store) => open_shared(store, runtime),
+        None if invocation.database.as_os_str().is_empty() => Err(
+            "no database: give `--db PATH` (the `[approval]` table's `database`), set \
+             `HOOKS_APPROVALS_DB`, or `--store URL`"
+                .to_owned(),
+        ),
         None => {
             let store = SqliteStore::open(&invocation.database, Approvals::default().busy_timeout)
                 .map_err(|error| error.to_string())?;

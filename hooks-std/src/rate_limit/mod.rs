@@ -124,9 +124,10 @@ pub enum OnStoreError {
 }
 
 impl Default for RateLimit {
-    /// Each user may call each tool 60 times a minute.
+    /// No rules: a limit is what the user says it is (a limiter without
+    /// rules is refused).
     fn default() -> Self {
-        RateLimit::new(vec![Rule::new(60, Duration::from_secs(60))])
+        RateLimit::new(Vec::new())
     }
 }
 
@@ -252,6 +253,13 @@ impl RateLimiter {
             return Err(ConfigError::new(
                 "rate-limit",
                 "`max_buckets` is 0: no call could ever be counted",
+            ));
+        }
+        if config.rules.is_empty() {
+            return Err(ConfigError::new(
+                "rate-limit",
+                "no `rules`: a rate limit without rules would limit nothing; add one, \
+                 e.g. `{ max = 60, per = \"1m\" }`",
             ));
         }
         if config.rules.len() > MAX_RULES {
@@ -545,13 +553,8 @@ impl CompiledRule {
     }
 }
 
-hooks_core::default_state!(RateLimiter, RateLimiter::defaults);
-
-impl RateLimiter {
-    fn defaults() -> Result<Self, ConfigError> {
-        Self::new(RateLimit::default())
-    }
-}
+// The rate limit runs only in a dispatcher given a `RateLimiter`.
+hooks_core::opt_in!(RateLimiter);
 
 /// Denies calls over the configured limits.
 #[pre_tool_use(group = "hooks_std", priority = 1000)]

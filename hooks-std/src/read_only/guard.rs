@@ -44,13 +44,10 @@ impl Default for ReadOnlyGuard {
     }
 }
 
-hooks_core::default_state!(ReadOnlyGuard, ReadOnlyGuard::defaults);
+// The guard runs only in a dispatcher given a `ReadOnlyGuard`.
+hooks_core::opt_in!(ReadOnlyGuard);
 
 impl ReadOnlyGuard {
-    fn defaults() -> Result<Self, ConfigError> {
-        Self::new(ReadOnly::default())
-    }
-
     /// Compiles the configuration; a bad pattern, dialect or function name,
     /// or an empty key, is refused, naming the setting.
     pub fn new(config: ReadOnly) -> Result<Self, ConfigError> {

@@ -362,6 +362,10 @@ impl hooks_core::Redact for Redactor {
 // the one given to `HooksBuilder::redactor`, else this default (the shape
 // rules, no known secrets).
 hooks_core::default_state!(Redactor);
+// The result scrubbers, whose policy it is, run only in a dispatcher given
+// one (`.redactor(..)`, `[redact]`); the audit hooks, which only use it,
+// get the default when none is given.
+hooks_core::opt_in!(Redactor);
 
 /// `key`, or, if `members` has it already (two keys redacted alike), `key`
 /// with a number: no member is lost to another.

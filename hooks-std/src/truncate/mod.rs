@@ -9,15 +9,21 @@
 //! JSON text. A tool's error message is cut like text.
 //!
 //! The limits are a [`Truncator`], state of the dispatcher that runs the hook
-//! (`.state(Truncator::new(config)?)`); a dispatcher without one cuts at
-//! 8,000 characters.
+//! (`.state(Truncator::new(config)?)`, or `Truncator::default()` for 8,000
+//! characters); a dispatcher given none cuts nothing: the hook is not in it.
 //!
 //! ```
 //! use hooks_core::prelude::*;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
-//! let hooks = Hooks::builder().only(["hooks_std::truncate::cut"]).build().unwrap();
+//! use hooks_std::truncate::Truncator;
+//!
+//! let hooks = Hooks::builder()
+//!     .only(["hooks_std::truncate::cut"])
+//!     .state(Truncator::default())
+//!     .build()
+//!     .unwrap();
 //! let run = hooks
 //!     .tool("read_file")
 //!     .run(&Session::new("s"), json!({"path": "big.log"}), async |_: &Value| {
@@ -83,13 +89,10 @@ impl Default for Truncator {
     }
 }
 
-hooks_core::default_state!(Truncator, Truncator::defaults);
+// Truncation runs only in a dispatcher given a `Truncator`.
+hooks_core::opt_in!(Truncator);
 
 impl Truncator {
-    fn defaults() -> Result<Self, ConfigError> {
-        Self::new(Truncate::default())
-    }
-
     /// Compiles the configuration; limits under [`MIN_CHARS`] and bad patterns are refused.
     pub fn new(config: Truncate) -> Result<Self, ConfigError> {
         let check = |what: &str, max_chars: usize| {

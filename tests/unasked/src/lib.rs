@@ -1,0 +1,1 @@
+//! Only its test: see `tests/empty_directory.rs`.
