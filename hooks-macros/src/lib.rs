@@ -5,6 +5,8 @@ mod args;
 mod event;
 mod expand;
 mod item;
+mod shown;
 mod signature;
+mod state;
 
 event::entry_points!();

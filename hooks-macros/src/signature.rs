@@ -3,13 +3,14 @@
 //! an unsupported return type, state that is not `Send + Sync`) are left to
 //! the compiler, through spanned trait checks in the generated code.
 
-use proc_macro2::{Span, TokenStream, TokenTree};
+use proc_macro2::Span;
 use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{FnArg, GenericParam, ReturnType, Safety, Signature, Type};
 
 use crate::args::Errors;
 use crate::event::Event;
+use crate::state;
 
 /// The parts of a valid hook function the expansion needs.
 pub(crate) struct HookSignature<'a> {
@@ -106,10 +107,13 @@ pub(crate) fn check<'a>(
     let guard = !observe && is_shared(sig.inputs.first());
     let mut state = Vec::new();
     for extra in inputs {
-        match state_type(event, extra) {
-            Ok(ty) => state.push(ty),
+        match state::param(event, extra) {
+            Ok(param) => state.push(param),
             Err(error) => fail(error),
         }
+    }
+    if let Some(error) = state::repeated(&state) {
+        fail(error);
     }
 
     let output_span = match &sig.output {
@@ -121,7 +125,7 @@ pub(crate) fn check<'a>(
     match context {
         Some(context) if valid => Some(HookSignature {
             context,
-            state,
+            state: state.iter().map(|param| param.ty).collect(),
             output_span,
             asyncness: sig.asyncness.map(|token| token.span),
             deferred,
@@ -218,85 +222,12 @@ fn is_shared(first: Option<&FnArg>) -> bool {
     }
 }
 
-/// A parameter after the context: state the hook reads, `&T`.
-fn state_type(event: Event, param: &FnArg) -> syn::Result<&Type> {
-    let FnArg::Typed(arg) = param else {
-        return Err(syn::Error::new_spanned(param, "`self` can only come first"));
-    };
-    let Type::Reference(reference) = &*arg.ty else {
-        return Err(syn::Error::new_spanned(
-            &arg.ty,
-            format!(
-                "after its context, a hook takes only state it reads, borrowed: `&{}`, \
-                 given to the builder with `.state(..)`",
-                arg.ty.to_token_stream()
-            ),
-        ));
-    };
-    if let Some(mutability) = &reference.mutability {
-        return Err(syn::Error::new_spanned(
-            mutability,
-            "hook state is shared by every call, on any thread, so it is borrowed immutably: \
-             take `&T`, and put what changes behind a `Mutex` or an atomic inside it",
-        ));
-    }
-    let elem = &*reference.elem;
-    if let Some(name) = context_name(elem) {
-        return Err(syn::Error::new_spanned(
-            elem,
-            format!(
-                "a hook takes one context, first: a `#[{}]` hook takes `&mut {}`; \
-                 `{name}` here would be a second",
-                event.attr(),
-                event.context()
-            ),
-        ));
-    }
-    if matches!(elem, Type::ImplTrait(_)) {
-        return Err(syn::Error::new_spanned(
-            elem,
-            "a hook cannot be generic: its state is one concrete type",
-        ));
-    }
-    if let Some(lifetime) = borrowed_lifetime(elem.to_token_stream()) {
-        return Err(syn::Error::new(
-            lifetime,
-            "hook state lives as long as the dispatcher, so its type cannot borrow: hold owned \
-             values or `Arc`s (the type must be `'static`)",
-        ));
-    }
-    Ok(elem)
-}
-
 /// The context type a parameter names, if it names one: its last path segment.
-fn context_name(ty: &Type) -> Option<String> {
+pub(crate) fn context_name(ty: &Type) -> Option<String> {
     let Type::Path(path) = ty else { return None };
     let last = path.path.segments.last()?.ident.to_string();
     Event::ALL
         .iter()
         .any(|event| event.context() == last)
         .then_some(last)
-}
-
-/// The span of a lifetime other than `'static` in a type, if it has one.
-fn borrowed_lifetime(tokens: TokenStream) -> Option<Span> {
-    let mut tokens = tokens.into_iter().peekable();
-    while let Some(token) = tokens.next() {
-        match token {
-            TokenTree::Punct(punct) if punct.as_char() == '\'' => {
-                if let Some(TokenTree::Ident(name)) = tokens.peek()
-                    && name != "static"
-                {
-                    return Some(punct.span().join(name.span()).unwrap_or(punct.span()));
-                }
-            }
-            TokenTree::Group(group) => {
-                if let Some(span) = borrowed_lifetime(group.stream()) {
-                    return Some(span);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
