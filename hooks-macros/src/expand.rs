@@ -8,6 +8,7 @@ use syn::{LitStr, ReturnType, Signature, Type};
 use crate::args::{self, Args, Errors, OnError};
 use crate::event::Event;
 use crate::item::HookItem;
+use crate::repair;
 use crate::signature::{self, HookSignature};
 
 /// The one entry point of every attribute macro.
@@ -34,6 +35,7 @@ pub(crate) fn expand_with(event: Event, args: TokenStream, item: &TokenStream) -
         }
         (Err(error), _) => {
             let error = error.into_compile_error();
+            let item = repair::emitted(&parsed, item);
             quote!(#item #error)
         }
         (Ok(()), None) => unreachable!("an invalid signature always reports an error"),

@@ -6,10 +6,13 @@
 use proc_macro2::Span;
 use quote::ToTokens;
 use syn::spanned::Spanned;
-use syn::{FnArg, GenericParam, ReturnType, Safety, Signature, Type};
+use syn::{
+    FnArg, GenericArgument, GenericParam, PathArguments, ReturnType, Safety, Signature, Type,
+};
 
 use crate::args::Errors;
 use crate::event::Event;
+use crate::shown::shown;
 use crate::state;
 
 /// The parts of a valid hook function the expansion needs.
@@ -86,6 +89,15 @@ pub(crate) fn check<'a>(
             token.span,
             "an `async fn` already waits: return the answer itself, not a `Deferred`",
         ));
+    } else if deferred && let Some(error) = elided_deferred_lifetime(sig, borrow, event) {
+        fail(error);
+    }
+    // State written before the context: one error saying the order, rather
+    // than one about each parameter read in the wrong role.
+    if let Some(error) = context_not_first(sig) {
+        fail(error);
+        errors.append(problems);
+        return None;
     }
 
     let mut inputs = sig.inputs.iter();
@@ -230,4 +242,76 @@ pub(crate) fn context_name(ty: &Type) -> Option<String> {
         .iter()
         .any(|event| event.context() == last)
         .then_some(last)
+}
+
+/// A parameter naming a context (`&mut PreToolUse`) after one that does not:
+/// the hook was written with its state first.
+fn context_not_first(sig: &Signature) -> Option<syn::Error> {
+    let names_context = |input: &FnArg| match input {
+        FnArg::Typed(arg) => match &*arg.ty {
+            Type::Reference(reference) => context_name(&reference.elem).is_some(),
+            other => context_name(other).is_some(),
+        },
+        FnArg::Receiver(_) => false,
+    };
+    let first = sig.inputs.first()?;
+    if matches!(first, FnArg::Receiver(_)) || names_context(first) {
+        return None;
+    }
+    let context = sig.inputs.iter().find(|input| names_context(input))?;
+    let reordered: Vec<String> = std::iter::once(context)
+        .chain(
+            sig.inputs
+                .iter()
+                .filter(|input| !std::ptr::eq(*input, context)),
+        )
+        .map(shown)
+        .collect();
+    Some(syn::Error::new_spanned(
+        context,
+        format!(
+            "the context comes first, then the state the hook reads: `fn {}({})`",
+            sig.ident,
+            reordered.join(", ")
+        ),
+    ))
+}
+
+/// `Deferred<Decision>` or `Deferred<'_, Decision>`: the elided lifetime
+/// would be the context's (or ambiguous), and the future cannot borrow the
+/// context; the lifetime is written, `'static` or the state's.
+fn elided_deferred_lifetime(sig: &Signature, borrow: &str, event: Event) -> Option<syn::Error> {
+    let ReturnType::Type(_, ty) = &sig.output else {
+        return None;
+    };
+    let Type::Path(path) = &**ty else { return None };
+    let deferred = path.path.segments.last()?;
+    let (span, answer) = match &deferred.arguments {
+        PathArguments::AngleBracketed(args) => {
+            let answer = args.args.iter().find_map(|arg| match arg {
+                GenericArgument::Type(ty) => Some(shown(ty)),
+                _ => None,
+            });
+            match args.args.first() {
+                Some(GenericArgument::Lifetime(lifetime)) if lifetime.ident == "_" => {
+                    (lifetime.span(), answer)
+                }
+                Some(GenericArgument::Lifetime(_)) => return None,
+                _ => (deferred.ident.span(), answer),
+            }
+        }
+        _ => (deferred.ident.span(), None),
+    };
+    let answer = answer.unwrap_or_else(|| "Decision".to_owned());
+    Some(syn::Error::new(
+        span,
+        format!(
+            "name the lifetime of `Deferred`, which its future may borrow: \
+             `Deferred<'static, {answer}>` when it borrows nothing, or `'s` from the state it \
+             reads, as in `fn {name}<'s>(ctx: {borrow}{context}, state: &'s S) -> Deferred<'s, {answer}>` \
+             (it can never borrow the context, which the dispatcher holds)",
+            name = sig.ident,
+            context = event.context(),
+        ),
+    ))
 }
