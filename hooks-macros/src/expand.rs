@@ -85,6 +85,17 @@ fn check_args(event: Event, args: &Args, sig: &Signature, errors: &mut Errors) {
             "an observer cannot run in `shadow`: observers enforce nothing, so there is nothing \
              to hold back; drop `shadow`, or `observe` to shadow a deciding hook",
         ));
+    } else if let Some(shadow) = args.shadow
+        && !event.can_hold_back()
+    {
+        errors.push(syn::Error::new(
+            shadow,
+            format!(
+                "`shadow` holds back what a hook would do, but a `#[{}]` hook can neither block, \
+                 add context nor withhold anything, so there is nothing to hold back: drop `shadow`",
+                event.attr()
+            ),
+        ));
     }
     if let Some(on_error) = &args.on_error
         && on_error.value == OnError::Deny
