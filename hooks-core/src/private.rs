@@ -11,7 +11,7 @@ pub use linkme;
 
 pub use crate::event::OnError;
 pub use crate::registry::linked::*;
-pub use crate::registry::state::{State, StateDefault, StateType};
+pub use crate::registry::state::{State, StateDefault, StateRead, StateType};
 pub use crate::verdict::{BoxFuture, Deferred, HookError, HookOutput, ObserverOutput, Verdict};
 
 use crate::registry::Event;
@@ -64,7 +64,7 @@ pub fn guarded_context<E, C: ContextOf<E> + ?Sized>(ctx: &mut E) -> &C {
 /// Reads a hook's `index`th state value, spanned on the user's type so that
 /// a type that cannot be state is reported there.
 #[inline]
-pub fn state<T: StateValue>(state: &State, index: usize) -> &T {
+pub fn state<T: StateRead>(state: &State, index: usize) -> &T {
     state.get(index)
 }
 
