@@ -144,8 +144,27 @@ pub fn infallible_default<T: Default>() -> Result<T, std::convert::Infallible> {
     Ok(T::default())
 }
 
-/// Makes a state type's default for [`default_state!`](crate::default_state).
-pub fn make_default<T: StateValue, E: Display>(made: Result<T, E>) -> Result<Shared, String> {
+/// What `default_state!(T, make)` calls: a function (or closure) returning
+/// `Result<T, E>` with `E: Display`. A trait rather than a bound on a
+/// function, so that a `make` returning `T` itself is one error in our
+/// words, on `make` (`do_not_recommend`: not rustc's "expected `Result`").
+#[diagnostic::on_unimplemented(
+    message = "`default_state!({T}, ..)` makes the default with a function returning `Result<{T}, E>`",
+    label = "expected a `fn() -> Result<{T}, E>`, with `E: Display`",
+    note = "return `Ok(value)`, or implement `Default` for `{T}` and write `default_state!({T})`"
+)]
+pub trait MakeDefault<T> {
+    fn make(self) -> Result<T, String>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T, E: Display, F: FnOnce() -> Result<T, E>> MakeDefault<T> for F {
+    fn make(self) -> Result<T, String> {
+        self().map_err(|error| error.to_string())
+    }
+}
+
+/// Shares a state type's default made for [`default_state!`](crate::default_state).
+pub fn shared_default<T: StateValue>(made: Result<T, String>) -> Result<Shared, String> {
     made.map(|value| Arc::new(value) as Shared)
-        .map_err(|error| error.to_string())
 }

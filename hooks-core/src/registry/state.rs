@@ -161,7 +161,7 @@ macro_rules! default_state {
     ($ty:ty) => {
         $crate::default_state!($ty, $crate::__private::infallible_default::<$ty>);
     };
-    ($ty:ty, $make:path) => {
+    ($ty:ty, $make:expr) => {
         const _: () = {
             #[$crate::__private::linkme::distributed_slice(
                 $crate::__private::__HOOKS_CORE_V1_STATE_DEFAULTS
@@ -172,7 +172,11 @@ macro_rules! default_state {
                     id: ::core::any::TypeId::of::<$ty>,
                     name: ::core::any::type_name::<$ty>,
                 },
-                make: || $crate::__private::make_default::<$ty, _>($make()),
+                make: || {
+                    $crate::__private::shared_default::<$ty>(
+                        $crate::__private::MakeDefault::<$ty>::make($make),
+                    )
+                },
                 file: ::core::file!(),
                 line: ::core::line!(),
             };
