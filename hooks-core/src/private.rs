@@ -10,6 +10,7 @@ pub use core::option::Option::{None, Some};
 pub use linkme;
 
 pub use crate::event::OnError;
+pub use crate::registry::hook::shapes::*;
 pub use crate::registry::linked::*;
 pub use crate::registry::state::{State, StateDefault, StateRead, StateType};
 pub use crate::verdict::{BoxFuture, Deferred, HookError, HookOutput, ObserverOutput, Verdict};
