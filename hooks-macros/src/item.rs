@@ -1,7 +1,8 @@
 //! The annotated function, read only as far as the macro needs: attributes,
 //! visibility and signature. The body stays an opaque group of tokens, and
 //! the function is emitted as the user wrote it, token for token: parsing and
-//! printing a body costs more than everything else the macro does.
+//! printing a body costs more than everything else the macro does. (The
+//! parts are kept for the one function emitted otherwise: see `repair`.)
 
 use proc_macro2::Group;
 use syn::parse::{Parse, ParseStream};
