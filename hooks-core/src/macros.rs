@@ -20,6 +20,12 @@
 //! `async` (its future must be `Send`). Misuse is a compile error pointing at
 //! the offending token.
 //!
+//! A hook is a free function: in an `impl` block nothing outside can name
+//! it (rustc then says it cannot find the function). State is found by its
+//! type, so a hook reads each type once (a second parameter of the same type
+//! is a compile error, or a build error when a type alias hides it), and a
+//! runtime closure ([`Hook::new`](crate::Hook::new)) reads at most one value.
+//!
 //! ```standalone_crate
 //! use hooks_core::prelude::*;
 //!

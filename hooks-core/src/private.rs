@@ -10,8 +10,9 @@ pub use core::option::Option::{None, Some};
 pub use linkme;
 
 pub use crate::event::OnError;
+pub use crate::registry::hook::shapes::*;
 pub use crate::registry::linked::*;
-pub use crate::registry::state::{State, StateDefault, StateType};
+pub use crate::registry::state::{State, StateDefault, StateRead, StateType};
 pub use crate::verdict::{BoxFuture, Deferred, HookError, HookOutput, ObserverOutput, Verdict};
 
 use crate::registry::Event;
@@ -64,7 +65,7 @@ pub fn guarded_context<E, C: ContextOf<E> + ?Sized>(ctx: &mut E) -> &C {
 /// Reads a hook's `index`th state value, spanned on the user's type so that
 /// a type that cannot be state is reported there.
 #[inline]
-pub fn state<T: StateValue>(state: &State, index: usize) -> &T {
+pub fn state<T: StateRead>(state: &State, index: usize) -> &T {
     state.get(index)
 }
 
@@ -144,8 +145,27 @@ pub fn infallible_default<T: Default>() -> Result<T, std::convert::Infallible> {
     Ok(T::default())
 }
 
-/// Makes a state type's default for [`default_state!`](crate::default_state).
-pub fn make_default<T: StateValue, E: Display>(made: Result<T, E>) -> Result<Shared, String> {
+/// What `default_state!(T, make)` calls: a function (or closure) returning
+/// `Result<T, E>` with `E: Display`. A trait rather than a bound on a
+/// function, so that a `make` returning `T` itself is one error in our
+/// words, on `make` (`do_not_recommend`: not rustc's "expected `Result`").
+#[diagnostic::on_unimplemented(
+    message = "`default_state!({T}, ..)` makes the default with a function returning `Result<{T}, E>`",
+    label = "expected a `fn() -> Result<{T}, E>`, with `E: Display`",
+    note = "return `Ok(value)`, or implement `Default` for `{T}` and write `default_state!({T})`"
+)]
+pub trait MakeDefault<T> {
+    fn make(self) -> Result<T, String>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T, E: Display, F: FnOnce() -> Result<T, E>> MakeDefault<T> for F {
+    fn make(self) -> Result<T, String> {
+        self().map_err(|error| error.to_string())
+    }
+}
+
+/// Shares a state type's default made for [`default_state!`](crate::default_state).
+pub fn shared_default<T: StateValue>(made: Result<T, String>) -> Result<Shared, String> {
     made.map(|value| Arc::new(value) as Shared)
-        .map_err(|error| error.to_string())
 }

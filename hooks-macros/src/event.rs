@@ -49,6 +49,13 @@ macro_rules! events {
                 }
             }
 
+            /// Whether hooks may add context for the model.
+            pub(crate) fn can_inject(self) -> bool {
+                match self {
+                    $(Event::$kind => $inject,)*
+                }
+            }
+
             /// Whether a failing hook may withhold the event's output, so
             /// `on_error = "deny"` means something though it cannot block.
             pub(crate) fn can_withhold(self) -> bool {
@@ -81,6 +88,12 @@ macro_rules! events {
 hooks_events::for_each_event!(events);
 
 impl Event {
+    /// Whether a hook of this event can do anything `shadow` would hold
+    /// back: block, inject context, or withhold (and rewrite) the output.
+    pub(crate) fn can_hold_back(self) -> bool {
+        self.can_block() || self.can_inject() || self.can_withhold()
+    }
+
     pub(crate) fn context_ident(self) -> Ident {
         Ident::new(self.context(), Span::call_site())
     }

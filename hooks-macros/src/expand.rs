@@ -2,12 +2,14 @@
 //! and a wrapper that adapts the user's function to the dispatcher.
 
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
-use quote::{ToTokens, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::ext::IdentExt;
 use syn::{LitStr, ReturnType, Signature, Type};
 
 use crate::args::{self, Args, Errors, OnError};
 use crate::event::Event;
 use crate::item::HookItem;
+use crate::repair;
 use crate::signature::{self, HookSignature};
 
 /// The one entry point of every attribute macro.
@@ -34,6 +36,7 @@ pub(crate) fn expand_with(event: Event, args: TokenStream, item: &TokenStream) -
         }
         (Err(error), _) => {
             let error = error.into_compile_error();
+            let item = repair::emitted(&parsed, item);
             quote!(#item #error)
         }
         (Ok(()), None) => unreachable!("an invalid signature always reports an error"),
@@ -82,6 +85,17 @@ fn check_args(event: Event, args: &Args, sig: &Signature, errors: &mut Errors) {
             shadow,
             "an observer cannot run in `shadow`: observers enforce nothing, so there is nothing \
              to hold back; drop `shadow`, or `observe` to shadow a deciding hook",
+        ));
+    } else if let Some(shadow) = args.shadow
+        && !event.can_hold_back()
+    {
+        errors.push(syn::Error::new(
+            shadow,
+            format!(
+                "`shadow` holds back what a hook would do, but a `#[{}]` hook can neither block, \
+                 add context nor withhold anything, so there is nothing to hold back: drop `shadow`",
+                event.attr()
+            ),
         ));
     }
     if let Some(on_error) = &args.on_error
@@ -153,8 +167,15 @@ fn registration(
     // proc macro and a type check: the type is ours and always right).
     // Every token emitted here costs compile time in every hook: paths go
     // through one short alias.
+    //
+    // Named, not `const _`: a hook in an `impl` block cannot be registered
+    // (nothing outside the block can name an associated function, and the
+    // macro cannot tell where it is), and there an unnamed `const` would add
+    // a second error to rustc's "cannot find value" at the function's name.
+    let holder = format_ident!("__HOOKS_CORE_HOOK_{}", function.unraw());
     quote! {
-        const _: () = {
+        #[allow(dead_code, non_upper_case_globals)]
+        const #holder: () = {
             use #private as __h;
             __h::#slice! {
                 #![linkme_macro = __h::#slice]
@@ -207,9 +228,14 @@ fn direct(args: &Args, sig: &Signature, signature: &HookSignature<'_>) -> Option
         // The capability check (only events that may block take `Decision`)
         // is `decide`'s bound, spanned on the return type.
         (false, Returns::Decision) => {
+            // The function is bound first, under its own name's span, so
+            // that in an `impl` block rustc's "cannot find value" is on
+            // the name; the call is the return type's, where a bound fails.
             let decide = quote_spanned!(signature.output_span=> __h::decide);
-            let function = syn::Ident::new(&function.to_string(), signature.output_span);
-            Some(quote_spanned!(signature.output_span=> #decide(#function)))
+            let bound = syn::Ident::new("f", signature.output_span);
+            Some(
+                quote_spanned!(signature.output_span=> { let #bound = #function; #decide(#bound) }),
+            )
         }
         (true, Returns::Decision) => None,
     }

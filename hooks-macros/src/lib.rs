@@ -5,6 +5,9 @@ mod args;
 mod event;
 mod expand;
 mod item;
+mod repair;
+mod shown;
 mod signature;
+mod state;
 
 event::entry_points!();

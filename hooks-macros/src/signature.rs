@@ -3,13 +3,17 @@
 //! an unsupported return type, state that is not `Send + Sync`) are left to
 //! the compiler, through spanned trait checks in the generated code.
 
-use proc_macro2::{Span, TokenStream, TokenTree};
+use proc_macro2::Span;
 use quote::ToTokens;
 use syn::spanned::Spanned;
-use syn::{FnArg, GenericParam, ReturnType, Safety, Signature, Type};
+use syn::{
+    FnArg, GenericArgument, GenericParam, PathArguments, ReturnType, Safety, Signature, Type,
+};
 
 use crate::args::Errors;
 use crate::event::Event;
+use crate::shown::shown;
+use crate::state;
 
 /// The parts of a valid hook function the expansion needs.
 pub(crate) struct HookSignature<'a> {
@@ -85,6 +89,15 @@ pub(crate) fn check<'a>(
             token.span,
             "an `async fn` already waits: return the answer itself, not a `Deferred`",
         ));
+    } else if deferred && let Some(error) = elided_deferred_lifetime(sig, borrow, event) {
+        fail(error);
+    }
+    // State written before the context: one error saying the order, rather
+    // than one about each parameter read in the wrong role.
+    if let Some(error) = context_not_first(sig) {
+        fail(error);
+        errors.append(problems);
+        return None;
     }
 
     let mut inputs = sig.inputs.iter();
@@ -106,10 +119,13 @@ pub(crate) fn check<'a>(
     let guard = !observe && is_shared(sig.inputs.first());
     let mut state = Vec::new();
     for extra in inputs {
-        match state_type(event, extra) {
-            Ok(ty) => state.push(ty),
+        match state::param(event, extra) {
+            Ok(param) => state.push(param),
             Err(error) => fail(error),
         }
+    }
+    if let Some(error) = state::repeated(&state) {
+        fail(error);
     }
 
     let output_span = match &sig.output {
@@ -121,7 +137,7 @@ pub(crate) fn check<'a>(
     match context {
         Some(context) if valid => Some(HookSignature {
             context,
-            state,
+            state: state.iter().map(|param| param.ty).collect(),
             output_span,
             asyncness: sig.asyncness.map(|token| token.span),
             deferred,
@@ -218,58 +234,8 @@ fn is_shared(first: Option<&FnArg>) -> bool {
     }
 }
 
-/// A parameter after the context: state the hook reads, `&T`.
-fn state_type(event: Event, param: &FnArg) -> syn::Result<&Type> {
-    let FnArg::Typed(arg) = param else {
-        return Err(syn::Error::new_spanned(param, "`self` can only come first"));
-    };
-    let Type::Reference(reference) = &*arg.ty else {
-        return Err(syn::Error::new_spanned(
-            &arg.ty,
-            format!(
-                "after its context, a hook takes only state it reads, borrowed: `&{}`, \
-                 given to the builder with `.state(..)`",
-                arg.ty.to_token_stream()
-            ),
-        ));
-    };
-    if let Some(mutability) = &reference.mutability {
-        return Err(syn::Error::new_spanned(
-            mutability,
-            "hook state is shared by every call, on any thread, so it is borrowed immutably: \
-             take `&T`, and put what changes behind a `Mutex` or an atomic inside it",
-        ));
-    }
-    let elem = &*reference.elem;
-    if let Some(name) = context_name(elem) {
-        return Err(syn::Error::new_spanned(
-            elem,
-            format!(
-                "a hook takes one context, first: a `#[{}]` hook takes `&mut {}`; \
-                 `{name}` here would be a second",
-                event.attr(),
-                event.context()
-            ),
-        ));
-    }
-    if matches!(elem, Type::ImplTrait(_)) {
-        return Err(syn::Error::new_spanned(
-            elem,
-            "a hook cannot be generic: its state is one concrete type",
-        ));
-    }
-    if let Some(lifetime) = borrowed_lifetime(elem.to_token_stream()) {
-        return Err(syn::Error::new(
-            lifetime,
-            "hook state lives as long as the dispatcher, so its type cannot borrow: hold owned \
-             values or `Arc`s (the type must be `'static`)",
-        ));
-    }
-    Ok(elem)
-}
-
 /// The context type a parameter names, if it names one: its last path segment.
-fn context_name(ty: &Type) -> Option<String> {
+pub(crate) fn context_name(ty: &Type) -> Option<String> {
     let Type::Path(path) = ty else { return None };
     let last = path.path.segments.last()?.ident.to_string();
     Event::ALL
@@ -278,25 +244,74 @@ fn context_name(ty: &Type) -> Option<String> {
         .then_some(last)
 }
 
-/// The span of a lifetime other than `'static` in a type, if it has one.
-fn borrowed_lifetime(tokens: TokenStream) -> Option<Span> {
-    let mut tokens = tokens.into_iter().peekable();
-    while let Some(token) = tokens.next() {
-        match token {
-            TokenTree::Punct(punct) if punct.as_char() == '\'' => {
-                if let Some(TokenTree::Ident(name)) = tokens.peek()
-                    && name != "static"
-                {
-                    return Some(punct.span().join(name.span()).unwrap_or(punct.span()));
-                }
-            }
-            TokenTree::Group(group) => {
-                if let Some(span) = borrowed_lifetime(group.stream()) {
-                    return Some(span);
-                }
-            }
-            _ => {}
-        }
+/// A parameter naming a context (`&mut PreToolUse`) after one that does not:
+/// the hook was written with its state first.
+fn context_not_first(sig: &Signature) -> Option<syn::Error> {
+    let names_context = |input: &FnArg| match input {
+        FnArg::Typed(arg) => match &*arg.ty {
+            Type::Reference(reference) => context_name(&reference.elem).is_some(),
+            other => context_name(other).is_some(),
+        },
+        FnArg::Receiver(_) => false,
+    };
+    let first = sig.inputs.first()?;
+    if matches!(first, FnArg::Receiver(_)) || names_context(first) {
+        return None;
     }
-    None
+    let context = sig.inputs.iter().find(|input| names_context(input))?;
+    let reordered: Vec<String> = std::iter::once(context)
+        .chain(
+            sig.inputs
+                .iter()
+                .filter(|input| !std::ptr::eq(*input, context)),
+        )
+        .map(shown)
+        .collect();
+    Some(syn::Error::new_spanned(
+        context,
+        format!(
+            "the context comes first, then the state the hook reads: `fn {}({})`",
+            sig.ident,
+            reordered.join(", ")
+        ),
+    ))
+}
+
+/// `Deferred<Decision>` or `Deferred<'_, Decision>`: the elided lifetime
+/// would be the context's (or ambiguous), and the future cannot borrow the
+/// context; the lifetime is written, `'static` or the state's.
+fn elided_deferred_lifetime(sig: &Signature, borrow: &str, event: Event) -> Option<syn::Error> {
+    let ReturnType::Type(_, ty) = &sig.output else {
+        return None;
+    };
+    let Type::Path(path) = &**ty else { return None };
+    let deferred = path.path.segments.last()?;
+    let (span, answer) = match &deferred.arguments {
+        PathArguments::AngleBracketed(args) => {
+            let answer = args.args.iter().find_map(|arg| match arg {
+                GenericArgument::Type(ty) => Some(shown(ty)),
+                _ => None,
+            });
+            match args.args.first() {
+                Some(GenericArgument::Lifetime(lifetime)) if lifetime.ident == "_" => {
+                    (lifetime.span(), answer)
+                }
+                Some(GenericArgument::Lifetime(_)) => return None,
+                _ => (deferred.ident.span(), answer),
+            }
+        }
+        _ => (deferred.ident.span(), None),
+    };
+    let answer = answer.unwrap_or_else(|| "Decision".to_owned());
+    Some(syn::Error::new(
+        span,
+        format!(
+            "name the lifetime of `Deferred`, which its future may borrow: \
+             `Deferred<'static, {answer}>` when it borrows nothing, or `'s` from the state it \
+             reads, as in `fn {name}<'s>(ctx: {borrow}{context}, state: &'s S) -> Deferred<'s, {answer}>` \
+             (it can never borrow the context, which the dispatcher holds)",
+            name = sig.ident,
+            context = event.context(),
+        ),
+    ))
 }

@@ -330,3 +330,40 @@ fn an_opt_in_hook_runs_only_where_its_state_is_given() {
         "{error}"
     );
 }
+
+/// `Limit` under a second name: the macro compares types as written, so
+/// only the dispatcher, which compares them by `TypeId`, can tell.
+type Ceiling = Limit;
+
+#[pre_tool_use(group = "state_repeated", matches = "pay")]
+fn between(ctx: &mut PreToolUse, floor: &Limit, ceiling: &Ceiling) -> Decision {
+    match ctx.args()["amount"].as_u64() {
+        Some(amount) if amount >= floor.0 && amount <= ceiling.0 => Decision::Continue,
+        _ => Decision::deny("out of range"),
+    }
+}
+
+#[test]
+fn a_type_read_twice_is_a_build_error_not_one_value_for_both() {
+    // Built, `floor` and `ceiling` would both be `Limit(10)`: the hook would
+    // let through only 10, whatever range its author meant.
+    let error = Hooks::builder()
+        .groups(["state_repeated"])
+        .state(Limit(10))
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        error.problems(),
+        [BuildProblem::RepeatedState {
+            event: EventKind::PreToolUse,
+            hook: "state::between".into(),
+            type_name: "state::Limit",
+        }]
+    );
+    assert!(
+        error.to_string().contains(
+            "pre_tool_use hook `state::between` reads state of type `state::Limit` twice"
+        ),
+        "{error}"
+    );
+}

@@ -619,6 +619,18 @@ impl Resolve<'_> {
 impl VisitTable for Resolve<'_> {
     fn visit<C: Event>(&mut self, table: &mut Table<C>) {
         for entry in &mut table.entries {
+            let state = &entry.meta.state;
+            let repeated = state
+                .iter()
+                .enumerate()
+                .find(|(index, ty)| state[..*index].iter().any(|seen| (seen.id)() == (ty.id)()));
+            if let Some((_, ty)) = repeated {
+                self.problems.push(BuildProblem::RepeatedState {
+                    event: C::KIND,
+                    hook: entry.meta.name.to_string(),
+                    type_name: (ty.name)(),
+                });
+            }
             let mut values = Vec::with_capacity(entry.meta.state.len());
             for &ty in &entry.meta.state {
                 match self.value(ty) {

@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::event::OnError;
 use crate::name::HookName;
 use crate::registry::event::{Event, ToolEvent};
-use crate::registry::state::{State, StateType, StateValue};
+use crate::registry::state::{State, StateRead, StateType, StateValue};
 use crate::registry::table::{Origin, Shape};
 use crate::verdict::guard;
 use crate::verdict::{BoxFuture, HookOutput, ObserverOutput, Verdict};
@@ -40,87 +40,274 @@ pub(crate) trait Run<C>: Send + Sync + 'static {
 /// `Fn(&mut C, &S) -> R` where `S` is state given to the builder
 /// ([`HooksBuilder::state`](crate::HooksBuilder::state)). `R` is anything a
 /// hook function may return.
+///
+/// Implemented for closures of other shapes too (the context shared, two
+/// state values), so the compiler learns the event from the first parameter
+/// and [`Hook::new`] refuses the shape in words naming it.
 #[diagnostic::on_unimplemented(
-    message = "this closure cannot be a `{C}` hook",
-    label = "expected `|ctx: &mut {C}| ..` or `|ctx: &mut {C}, state: &S| ..`",
-    note = "annotate the closure's parameters, and return `()`, `Decision` (on events that may block) or a `Result` of those"
+    message = "this closure cannot be a hook",
+    label = "expected `|ctx: &mut Ctx| ..` or `|ctx: &mut Ctx, state: &S| ..`, `Ctx` being the event's context",
+    note = "annotate the closure's parameters with their types; a closure hook reads at most one state value, borrowed: `state: &S`"
 )]
 pub trait HookClosure<C, Args>: Send + Sync + 'static {
+    /// What the closure returns.
+    #[doc(hidden)]
+    type Output;
+    /// Whether the shape is one `Hook::new` takes ([`Fits`]), or why not.
+    #[doc(hidden)]
+    type Shape;
+    /// The state type the closure reads (`()` for none).
+    #[doc(hidden)]
+    type State;
     #[doc(hidden)]
     fn __state() -> Vec<StateType>;
     #[doc(hidden)]
-    fn __call(&self, ctx: &mut C, state: &State) -> Verdict;
-}
-
-impl<C, F, R> HookClosure<C, ()> for F
-where
-    F: Fn(&mut C) -> R + Send + Sync + 'static,
-    R: HookOutput<C>,
-{
-    fn __state() -> Vec<StateType> {
-        Vec::new()
-    }
-
-    fn __call(&self, ctx: &mut C, _: &State) -> Verdict {
-        self(ctx).into_verdict()
-    }
-}
-
-impl<C, F, R, S> HookClosure<C, (S,)> for F
-where
-    F: Fn(&mut C, &S) -> R + Send + Sync + 'static,
-    R: HookOutput<C>,
-    S: StateValue,
-{
-    fn __state() -> Vec<StateType> {
-        vec![StateType::of::<S>()]
-    }
-
-    fn __call(&self, ctx: &mut C, state: &State) -> Verdict {
-        self(ctx, state.get(0)).into_verdict()
-    }
+    fn __call(&self, ctx: &mut C, state: &State) -> Self::Output;
 }
 
 /// A closure an observer can be made of with [`Hook::observer`]: `Fn(&C) -> R`,
 /// or `Fn(&C, &S) -> R` with state `S`; `R` is `()` or `Result<(), E>`.
 #[diagnostic::on_unimplemented(
-    message = "this closure cannot be a `{C}` observer",
-    label = "expected `|ctx: &{C}| ..` or `|ctx: &{C}, state: &S| ..`",
-    note = "annotate the closure's parameters, and return `()` or `Result<(), E>`"
+    message = "this closure cannot be an observer",
+    label = "expected `|ctx: &Ctx| ..` or `|ctx: &Ctx, state: &S| ..`, `Ctx` being the event's context",
+    note = "annotate the closure's parameters with their types; a closure hook reads at most one state value, borrowed: `state: &S`"
 )]
 pub trait ObserverClosure<C, Args>: Send + Sync + 'static {
+    /// What the closure returns.
+    #[doc(hidden)]
+    type Output;
+    /// Whether the shape is one `Hook::observer` takes ([`Fits`]), or why not.
+    #[doc(hidden)]
+    type Shape;
+    /// The state type the closure reads (`()` for none).
+    #[doc(hidden)]
+    type State;
     #[doc(hidden)]
     fn __state() -> Vec<StateType>;
+    /// Runs the closure (it takes `&mut C` so that a refused shape still has a body).
     #[doc(hidden)]
-    fn __call(&self, ctx: &C, state: &State) -> Verdict;
+    fn __call(&self, ctx: &mut C, state: &State) -> Self::Output;
 }
 
-impl<C, F, R> ObserverClosure<C, ()> for F
-where
-    F: Fn(&C) -> R + Send + Sync + 'static,
-    R: ObserverOutput<C>,
-{
-    fn __state() -> Vec<StateType> {
-        Vec::new()
+/// The closure shapes, by the traits they implement. A shape that neither
+/// trait takes still implements one, with a [`Shape`](HookClosure::Shape)
+/// saying why not: the compiler then knows the event, and the error names it.
+pub(crate) mod shapes {
+    use super::{HookClosure, ObserverClosure, State, StateType};
+
+    /// A shape the constructor takes.
+    #[doc(hidden)]
+    pub struct Fits;
+    /// A closure reading more than one state value.
+    #[doc(hidden)]
+    pub struct TooManyStates;
+    /// A closure given to `Hook::new` that takes the context shared.
+    #[doc(hidden)]
+    pub struct SharedContext;
+    /// A closure given to `Hook::observer` that takes the context mutably.
+    #[doc(hidden)]
+    pub struct MutableContext;
+
+    /// The `Args` of a closure `|ctx: &C| ..` given to `Hook::new`, or
+    /// `|ctx: &mut C| ..` given to `Hook::observer`: other than `()`.
+    #[doc(hidden)]
+    pub struct OtherBorrow;
+    /// As [`OtherBorrow`], with one state value.
+    #[doc(hidden)]
+    pub struct OtherBorrowWith<S>(std::marker::PhantomData<S>);
+
+    /// Closures read at most one state value: more is one struct.
+    #[diagnostic::on_unimplemented(
+        message = "a closure hook on `{C}` reads at most one state value",
+        label = "this closure reads more than one",
+        note = "put the values in one struct, give the builder that, and read it: `|ctx, limits: &Limits| ..` with `struct Limits {{ low: u64, high: u64 }}`"
+    )]
+    #[doc(hidden)]
+    pub trait AtMostOneState<C> {}
+    #[diagnostic::do_not_recommend]
+    impl<C> AtMostOneState<C> for Fits {}
+    #[diagnostic::do_not_recommend]
+    impl<C> AtMostOneState<C> for SharedContext {}
+    #[diagnostic::do_not_recommend]
+    impl<C> AtMostOneState<C> for MutableContext {}
+
+    /// `Hook::new` takes the context mutably.
+    #[diagnostic::on_unimplemented(
+        message = "`Hook::new` takes the context mutably: `|ctx: &mut {C}| ..`",
+        label = "this closure takes `&{C}`",
+        note = "to only look, after the decision, use `Hook::observer`, which takes `|ctx: &{C}| ..`"
+    )]
+    #[doc(hidden)]
+    pub trait TakesMutably<C> {}
+    #[diagnostic::do_not_recommend]
+    impl<C> TakesMutably<C> for Fits {}
+    #[diagnostic::do_not_recommend]
+    impl<C> TakesMutably<C> for TooManyStates {}
+
+    /// `Hook::observer` takes the context shared.
+    #[diagnostic::on_unimplemented(
+        message = "`Hook::observer` takes the context shared: `|ctx: &{C}| ..`",
+        label = "this closure takes `&mut {C}`",
+        note = "an observer runs after the decision and cannot change the call; to change it, use `Hook::new`"
+    )]
+    #[doc(hidden)]
+    pub trait TakesShared<C> {}
+    #[diagnostic::do_not_recommend]
+    impl<C> TakesShared<C> for Fits {}
+    #[diagnostic::do_not_recommend]
+    impl<C> TakesShared<C> for TooManyStates {}
+
+    impl<C, F, R> HookClosure<C, ()> for F
+    where
+        F: Fn(&mut C) -> R + Send + Sync + 'static,
+    {
+        type Output = R;
+        type Shape = Fits;
+        type State = ();
+
+        fn __state() -> Vec<StateType> {
+            Vec::new()
+        }
+
+        fn __call(&self, ctx: &mut C, _: &State) -> R {
+            self(ctx)
+        }
     }
 
-    fn __call(&self, ctx: &C, _: &State) -> Verdict {
-        self(ctx).into_verdict()
-    }
-}
+    impl<C, F, R, S: 'static> HookClosure<C, (S,)> for F
+    where
+        F: Fn(&mut C, &S) -> R + Send + Sync + 'static,
+    {
+        type Output = R;
+        type Shape = Fits;
+        type State = S;
 
-impl<C, F, R, S> ObserverClosure<C, (S,)> for F
-where
-    F: Fn(&C, &S) -> R + Send + Sync + 'static,
-    R: ObserverOutput<C>,
-    S: StateValue,
-{
-    fn __state() -> Vec<StateType> {
-        vec![StateType::of::<S>()]
+        fn __state() -> Vec<StateType> {
+            vec![StateType::of::<S>()]
+        }
+
+        fn __call(&self, ctx: &mut C, state: &State) -> R {
+            self(ctx, state.get(0))
+        }
     }
 
-    fn __call(&self, ctx: &C, state: &State) -> Verdict {
-        self(ctx, state.get(0)).into_verdict()
+    impl<C, F, R, S1: 'static, S2: 'static> HookClosure<C, (S1, S2)> for F
+    where
+        F: Fn(&mut C, &S1, &S2) -> R + Send + Sync + 'static,
+    {
+        type Output = R;
+        type Shape = TooManyStates;
+        type State = S1;
+
+        fn __state() -> Vec<StateType> {
+            vec![StateType::of::<S1>(), StateType::of::<S2>()]
+        }
+
+        fn __call(&self, ctx: &mut C, state: &State) -> R {
+            self(ctx, state.get(0), state.get(1))
+        }
+    }
+
+    impl<C, F, R> HookClosure<C, OtherBorrow> for F
+    where
+        F: Fn(&C) -> R + Send + Sync + 'static,
+    {
+        type Output = R;
+        type Shape = SharedContext;
+        type State = ();
+
+        fn __state() -> Vec<StateType> {
+            Vec::new()
+        }
+
+        fn __call(&self, ctx: &mut C, _: &State) -> R {
+            self(ctx)
+        }
+    }
+
+    impl<C, F, R, S: 'static> HookClosure<C, OtherBorrowWith<S>> for F
+    where
+        F: Fn(&C, &S) -> R + Send + Sync + 'static,
+    {
+        type Output = R;
+        type Shape = SharedContext;
+        type State = S;
+
+        fn __state() -> Vec<StateType> {
+            vec![StateType::of::<S>()]
+        }
+
+        fn __call(&self, ctx: &mut C, state: &State) -> R {
+            self(ctx, state.get(0))
+        }
+    }
+
+    impl<C, F, R> ObserverClosure<C, ()> for F
+    where
+        F: Fn(&C) -> R + Send + Sync + 'static,
+    {
+        type Output = R;
+        type Shape = Fits;
+        type State = ();
+
+        fn __state() -> Vec<StateType> {
+            Vec::new()
+        }
+
+        fn __call(&self, ctx: &mut C, _: &State) -> R {
+            self(ctx)
+        }
+    }
+
+    impl<C, F, R, S: 'static> ObserverClosure<C, (S,)> for F
+    where
+        F: Fn(&C, &S) -> R + Send + Sync + 'static,
+    {
+        type Output = R;
+        type Shape = Fits;
+        type State = S;
+
+        fn __state() -> Vec<StateType> {
+            vec![StateType::of::<S>()]
+        }
+
+        fn __call(&self, ctx: &mut C, state: &State) -> R {
+            self(ctx, state.get(0))
+        }
+    }
+
+    impl<C, F, R, S1: 'static, S2: 'static> ObserverClosure<C, (S1, S2)> for F
+    where
+        F: Fn(&C, &S1, &S2) -> R + Send + Sync + 'static,
+    {
+        type Output = R;
+        type Shape = TooManyStates;
+        type State = S1;
+
+        fn __state() -> Vec<StateType> {
+            vec![StateType::of::<S1>(), StateType::of::<S2>()]
+        }
+
+        fn __call(&self, ctx: &mut C, state: &State) -> R {
+            self(ctx, state.get(0), state.get(1))
+        }
+    }
+
+    impl<C, F, R> ObserverClosure<C, OtherBorrow> for F
+    where
+        F: Fn(&mut C) -> R + Send + Sync + 'static,
+    {
+        type Output = R;
+        type Shape = MutableContext;
+        type State = ();
+
+        fn __state() -> Vec<StateType> {
+            Vec::new()
+        }
+
+        fn __call(&self, ctx: &mut C, _: &State) -> R {
+            self(ctx)
+        }
     }
 }
 
@@ -183,6 +370,9 @@ impl<C: Event> Hook<C> {
     pub fn new<F, Args>(name: impl Into<String>, hook: F) -> Self
     where
         F: HookClosure<C, Args>,
+        F::Shape: shapes::TakesMutably<C> + shapes::AtMostOneState<C>,
+        F::State: StateRead,
+        F::Output: HookOutput<C>,
         Args: 'static,
     {
         Self::with_runner(
@@ -263,6 +453,9 @@ impl<C: Event> Hook<C> {
     pub fn observer<F, Args>(name: impl Into<String>, hook: F) -> Self
     where
         F: ObserverClosure<C, Args>,
+        F::Shape: shapes::TakesShared<C> + shapes::AtMostOneState<C>,
+        F::State: StateRead,
+        F::Output: ObserverOutput<C>,
         Args: 'static,
     {
         Self::with_runner(
@@ -403,10 +596,11 @@ struct SyncClosure<F, Args>(F, PhantomData<fn() -> Args>);
 impl<C, F, Args> Run<C> for SyncClosure<F, Args>
 where
     F: HookClosure<C, Args>,
+    F::Output: HookOutput<C>,
     Args: 'static,
 {
     fn run<'a>(&'a self, ctx: &'a mut C, state: &'a State) -> HookCall<'a> {
-        HookCall::Ready(self.0.__call(ctx, state))
+        HookCall::Ready(self.0.__call(ctx, state).into_verdict())
     }
 }
 
@@ -415,10 +609,11 @@ struct Observer<F, Args>(F, PhantomData<fn() -> Args>);
 impl<C, F, Args> Run<C> for Observer<F, Args>
 where
     F: ObserverClosure<C, Args>,
+    F::Output: ObserverOutput<C>,
     Args: 'static,
 {
     fn run<'a>(&'a self, ctx: &'a mut C, state: &'a State) -> HookCall<'a> {
-        HookCall::Ready(self.0.__call(ctx, state))
+        HookCall::Ready(self.0.__call(ctx, state).into_verdict())
     }
 }
 

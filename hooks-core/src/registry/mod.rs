@@ -7,7 +7,7 @@
 mod builder;
 mod describe;
 mod event;
-mod hook;
+pub(crate) mod hook;
 mod hooks;
 pub(crate) mod linked;
 mod problem;

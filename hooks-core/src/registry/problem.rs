@@ -89,6 +89,16 @@ pub enum BuildProblem {
         /// The state's type.
         type_name: &'static str,
     },
+    /// A hook reads one state type twice (written as two names, say through
+    /// a type alias): state is looked up by type, so both would be one value.
+    RepeatedState {
+        /// The event.
+        event: EventKind,
+        /// The hook.
+        hook: String,
+        /// The state's type.
+        type_name: &'static str,
+    },
     /// The default of a state type could not be made.
     StateDefaultFailed {
         /// The state's type.
@@ -182,6 +192,16 @@ impl fmt::Display for BuildProblem {
                 f,
                 "{event} hook `{hook}` reads state of type `{type_name}`, but the builder was given none: \
                  add `.state(..)` with a `{type_name}` value"
+            ),
+            BuildProblem::RepeatedState {
+                event,
+                hook,
+                type_name,
+            } => write!(
+                f,
+                "{event} hook `{hook}` reads state of type `{type_name}` twice, and state is looked \
+                 up by type, so both would be the same value: give each its own type (a newtype), \
+                 or read one struct that holds both"
             ),
             BuildProblem::StateDefaultFailed {
                 type_name,

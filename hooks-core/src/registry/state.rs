@@ -19,6 +19,20 @@ pub trait StateValue: Any + Send + Sync {}
 
 impl<T: Any + Send + Sync> StateValue for T {}
 
+/// What a hook's state parameter needs: read by reference from any thread
+/// (`Sync`) for as long as the dispatcher lives (`'static`). The value given
+/// to the builder must also be `Send` ([`StateValue`]); checking only `Sync`
+/// where a hook reads it makes `&Rc<T>` one error, not one per auto trait.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be hook state",
+    label = "hook state must be `Send + Sync + 'static`",
+    note = "state is shared by every call of the dispatcher, on any thread: use `Arc` rather than `Rc`, a `Mutex` or an atomic rather than a `Cell` or `RefCell`, and hold owned values, not borrows"
+)]
+pub trait StateRead: Any + Sync {}
+
+impl<T: Any + Sync> StateRead for T {}
+
 /// A state type a hook reads (built by generated code).
 #[doc(hidden)]
 #[derive(Clone, Copy)]
@@ -28,7 +42,7 @@ pub struct StateType {
 }
 
 impl StateType {
-    pub(crate) fn of<T: StateValue>() -> Self {
+    pub(crate) fn of<T: Any>() -> Self {
         StateType {
             id: TypeId::of::<T>,
             name: std::any::type_name::<T>,
@@ -61,7 +75,7 @@ impl State {
     ///
     /// Only on a bug of ours: `build()` resolves every hook's state by type.
     #[inline]
-    pub fn get<T: StateValue>(&self, index: usize) -> &T {
+    pub fn get<T: Any>(&self, index: usize) -> &T {
         self.0
             .get(index)
             .and_then(|value| value.downcast_ref())
@@ -194,7 +208,7 @@ macro_rules! default_state {
     ($ty:ty) => {
         $crate::default_state!($ty, $crate::__private::infallible_default::<$ty>);
     };
-    ($ty:ty, $make:path) => {
+    ($ty:ty, $make:expr) => {
         const _: () = {
             #[$crate::__private::linkme::distributed_slice(
                 $crate::__private::__HOOKS_CORE_V1_STATE_DEFAULTS
@@ -205,7 +219,11 @@ macro_rules! default_state {
                     id: ::core::any::TypeId::of::<$ty>,
                     name: ::core::any::type_name::<$ty>,
                 },
-                make: || $crate::__private::make_default::<$ty, _>($make()),
+                make: || {
+                    $crate::__private::shared_default::<$ty>(
+                        $crate::__private::MakeDefault::<$ty>::make($make),
+                    )
+                },
                 file: ::core::file!(),
                 line: ::core::line!(),
             };
