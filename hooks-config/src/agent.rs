@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use hooks_core::{BoxFuture, HookCall, HookError, Value};
+use hooks_core::{BoxFuture, Deferred, HookError, Value, Verdict};
 
 use crate::prompt::read_answer;
 use crate::protocol::ProtocolEvent;
@@ -155,8 +155,8 @@ impl AgentHook {
         &'a self,
         ctx: &'a mut C,
         event: hooks_core::Value,
-    ) -> HookCall<'a> {
-        HookCall::Pending(Box::pin(async move {
+    ) -> Deferred<'a, Verdict> {
+        Deferred::Later(Box::pin(async move {
             let taken = AtomicU32::new(0);
             let answer = tokio::time::timeout(self.timeout, self.converse(event, &taken))
                 .await

@@ -11,9 +11,9 @@
 //! runs, answering `Continue` without running anything when it does not match.
 
 use hooks_core::{
-    CompactTrigger, Decision, EventKind, Hook, HookCall, PostModelResponse, PostToolUse,
+    CompactTrigger, Decision, Deferred, EventKind, Hook, PostModelResponse, PostToolUse,
     PostToolUseFailure, PreCompact, PreModelRequest, PreToolUse, RuntimeHook, SessionEnd,
-    SessionStart, Stop, SubagentStart, SubagentStop, UserPromptSubmit,
+    SessionStart, Stop, SubagentStart, SubagentStop, UserPromptSubmit, Verdict,
 };
 use regex::Regex;
 
@@ -148,11 +148,11 @@ struct Gated<H> {
 }
 
 impl<C: ProtocolEvent + Subject, H: RuntimeHook<C>> RuntimeHook<C> for Gated<H> {
-    fn call<'a>(&'a self, ctx: &'a mut C) -> HookCall<'a> {
+    fn call<'a>(&'a self, ctx: &'a mut C) -> Deferred<'a, Verdict> {
         if self.gate.admits(ctx.subject()) {
             self.inner.call(ctx)
         } else {
-            HookCall::Ready(Ok(Decision::Continue))
+            Deferred::Ready(Ok(Decision::Continue))
         }
     }
 }

@@ -13,7 +13,7 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hooks_core::{HookCall, HookError, Verdict};
+use hooks_core::{Deferred, HookError, Verdict};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 
@@ -298,8 +298,8 @@ impl CommandHook {
         &'a self,
         ctx: &'a mut C,
         event: hooks_core::Value,
-    ) -> HookCall<'a> {
-        HookCall::Pending(Box::pin(async move {
+    ) -> Deferred<'a, Verdict> {
+        Deferred::Later(Box::pin(async move {
             let input = event.to_string().into_bytes();
             // As Claude Code: only `SessionStart` hooks get a file to write variables to.
             let env_file = match &self.session_env {

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hooks_core::{
-    Decision, EventKind, Hook, HookCall, HooksBuilder, OnError, PostModelResponse, PostToolUse,
+    Decision, Deferred, EventKind, Hook, HooksBuilder, OnError, PostModelResponse, PostToolUse,
     PostToolUseFailure, PreCompact, PreModelRequest, PreToolUse, SessionEnd, SessionStart, Stop,
-    SubagentStart, SubagentStop, ToolEvent, UserPromptSubmit, Value,
+    SubagentStart, SubagentStop, ToolEvent, UserPromptSubmit, Value, Verdict,
 };
 
 use crate::agent::{AgentHook, Verifier};
@@ -213,7 +213,7 @@ impl Runner {
         &'a self,
         ctx: &'a mut C,
         mut input: Value,
-    ) -> HookCall<'a> {
+    ) -> Deferred<'a, Verdict> {
         match self {
             Runner::Command(hook) => hook.call_with(ctx, input),
             Runner::Http(hook) => hook.call_with(ctx, input),
@@ -224,7 +224,7 @@ impl Runner {
                 if condition.holds(&input) {
                     runner.call_with(ctx, input)
                 } else {
-                    HookCall::Ready(Ok(Decision::Continue))
+                    Deferred::Ready(Ok(Decision::Continue))
                 }
             }
             Runner::Transcript(transcripts, runner) => {

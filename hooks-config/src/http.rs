@@ -19,7 +19,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hooks_core::{Decision, HookCall, HookError, Verdict};
+use hooks_core::{Decision, Deferred, HookError, Verdict};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Client, Url};
@@ -268,8 +268,8 @@ impl HttpHook {
         &'a self,
         ctx: &'a mut C,
         event: hooks_core::Value,
-    ) -> HookCall<'a> {
-        HookCall::Pending(Box::pin(async move {
+    ) -> Deferred<'a, Verdict> {
+        Deferred::Later(Box::pin(async move {
             // Refused now, not in a fire-and-forget task where it would only be logged.
             self.endpoint.check().map_err(HookError::failed)?;
             let body = match &self.payload {

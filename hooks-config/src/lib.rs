@@ -179,27 +179,27 @@ impl Format {
 /// to match. Those entries are skipped — each named in [`Config::skipped`],
 /// in a `tracing` warning and, once applied, in `describe()` — and the rest
 /// loads. [`load_strict`] refuses the file instead.
-pub fn load(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
+pub fn load(path: impl AsRef<Path>) -> Result<Config, LoadError> {
     let path = path.as_ref();
     load_with(path, &Format::of(path), false)
 }
 
 /// [`load`], refusing a file with entries this project cannot run instead
 /// of skipping them.
-pub fn load_strict(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
+pub fn load_strict(path: impl AsRef<Path>) -> Result<Config, LoadError> {
     let path = path.as_ref();
     load_with(path, &Format::of(path), true)
 }
 
 /// [`load`], reading the file as `format` whatever its path says (a plugin's
 /// hooks file kept elsewhere, a Codex file outside `.codex/`).
-pub fn load_as(path: impl AsRef<Path>, format: &Format) -> Result<Config, ConfigError> {
+pub fn load_as(path: impl AsRef<Path>, format: &Format) -> Result<Config, LoadError> {
     load_with(path.as_ref(), format, false)
 }
 
-fn load_with(path: &Path, format: &Format, strict: bool) -> Result<Config, ConfigError> {
+fn load_with(path: &Path, format: &Format, strict: bool) -> Result<Config, LoadError> {
     let file: Arc<str> = Arc::from(path.display().to_string());
-    let text = std::fs::read_to_string(path).map_err(|error| ConfigError {
+    let text = std::fs::read_to_string(path).map_err(|error| LoadError {
         problems: vec![format!("{file}: cannot read it: {error}")],
     })?;
     parse_with(file, &text, format, strict)
@@ -212,7 +212,7 @@ pub fn parse(
     file: impl Into<Arc<str>>,
     text: &str,
     claude_settings: bool,
-) -> Result<Config, ConfigError> {
+) -> Result<Config, LoadError> {
     parse_with(file, text, &Format::json_if(claude_settings), false)
 }
 
@@ -221,7 +221,7 @@ pub fn parse_strict(
     file: impl Into<Arc<str>>,
     text: &str,
     claude_settings: bool,
-) -> Result<Config, ConfigError> {
+) -> Result<Config, LoadError> {
     parse_with(file, text, &Format::json_if(claude_settings), true)
 }
 
@@ -230,7 +230,7 @@ pub fn parse_as(
     file: impl Into<Arc<str>>,
     text: &str,
     format: &Format,
-) -> Result<Config, ConfigError> {
+) -> Result<Config, LoadError> {
     parse_with(file, text, format, false)
 }
 
@@ -239,7 +239,7 @@ fn parse_with(
     text: &str,
     format: &Format,
     strict: bool,
-) -> Result<Config, ConfigError> {
+) -> Result<Config, LoadError> {
     let file = file.into();
     let mut skipped = Vec::new();
     // Editors on Windows write one; it is not part of the configuration.
@@ -350,7 +350,7 @@ impl Config {
 
     /// What each hook runs; every hook naming a missing model, verifier or
     /// MCP server is reported.
-    fn runners(&self) -> Result<Vec<Runner>, ConfigError> {
+    fn runners(&self) -> Result<Vec<Runner>, LoadError> {
         let mut problems = Problems::default();
         let mut runners = Vec::with_capacity(self.hooks.len());
         for hook in &self.hooks {
@@ -382,11 +382,11 @@ impl Config {
     /// every store opened, before the builder is touched; on an error the
     /// builder is dropped unchanged, no file this load made is left behind,
     /// and nothing else in the process has changed.
-    pub fn apply(self, builder: HooksBuilder) -> Result<HooksBuilder, ConfigError> {
+    pub fn apply(self, builder: HooksBuilder) -> Result<HooksBuilder, LoadError> {
         let runners = self.runners()?;
         let transcripts = match &self.transcript_dir {
             Some(dir) => Some(Arc::new(Transcripts::new(dir).map_err(|error| {
-                ConfigError {
+                LoadError {
                     problems: vec![format!("{}: {error}", self.file)],
                 }
             })?)),
@@ -425,18 +425,18 @@ fn with_session_env(runner: Runner, session_env: &Arc<SessionEnv>) -> Runner {
 
 /// Why a configuration was refused: every problem, each naming file, line and hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError {
+pub struct LoadError {
     problems: Vec<String>,
 }
 
-impl ConfigError {
+impl LoadError {
     /// The problems, one per line: `file:line: hook `name`: what is wrong`.
     pub fn problems(&self) -> &[String] {
         &self.problems
     }
 }
 
-impl fmt::Display for ConfigError {
+impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let count = self.problems.len();
         write!(
@@ -451,7 +451,7 @@ impl fmt::Display for ConfigError {
     }
 }
 
-impl std::error::Error for ConfigError {}
+impl std::error::Error for LoadError {}
 
 /// Problems collected while checking, reported together.
 #[derive(Default)]
@@ -475,11 +475,11 @@ impl Problems {
         self.0.push(format!("{file}:{line}: {hook}{message}"));
     }
 
-    pub(crate) fn into_result(self) -> Result<(), ConfigError> {
+    pub(crate) fn into_result(self) -> Result<(), LoadError> {
         if self.0.is_empty() {
             Ok(())
         } else {
-            Err(ConfigError { problems: self.0 })
+            Err(LoadError { problems: self.0 })
         }
     }
 }

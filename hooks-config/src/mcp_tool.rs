@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use hooks_core::{BoxFuture, HookCall, HookError, Value};
+use hooks_core::{BoxFuture, Deferred, HookError, Value, Verdict};
 
 use crate::prompt::read_answer;
 use crate::protocol::{ProtocolEvent, parse_output};
@@ -101,8 +101,8 @@ impl McpToolHook {
         &'a self,
         ctx: &'a mut C,
         event: hooks_core::Value,
-    ) -> HookCall<'a> {
-        HookCall::Pending(Box::pin(async move {
+    ) -> Deferred<'a, Verdict> {
+        Deferred::Later(Box::pin(async move {
             let arguments = match &self.arguments {
                 Some(template) => template.render(&event)?,
                 None => event,

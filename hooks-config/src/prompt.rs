@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use hooks_core::{BoxFuture, HookCall, HookError, Value};
+use hooks_core::{BoxFuture, Deferred, HookError, Value, Verdict};
 use serde::Deserialize;
 
 use crate::protocol::{ProtocolEvent, Reply, parse_output};
@@ -97,8 +97,8 @@ impl PromptHook {
         &'a self,
         ctx: &'a mut C,
         event: hooks_core::Value,
-    ) -> HookCall<'a> {
-        HookCall::Pending(Box::pin(async move {
+    ) -> Deferred<'a, Verdict> {
+        Deferred::Later(Box::pin(async move {
             let prompt = self.prompt(&event.to_string());
             let answer = self.model.complete(&prompt).await.map_err(|error| {
                 HookError::failed(format!("the model could not answer: {error}"))

@@ -567,7 +567,7 @@ mod tests {
 macro_rules! runs_with_input {
     ($($kind:ty),* $(,)?) => {$(
         impl<C: ProtocolEvent> hooks_core::RuntimeHook<C> for $kind {
-            fn call<'a>(&'a self, ctx: &'a mut C) -> hooks_core::HookCall<'a> {
+            fn call<'a>(&'a self, ctx: &'a mut C) -> hooks_core::Deferred<'a, Verdict> {
                 let input = ctx.input();
                 self.call_with(ctx, input)
             }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use hooks_core::HooksBuilder;
 use serde::Deserialize;
 
-use crate::{ConfigError, Problems};
+use crate::{LoadError, Problems};
 
 /// A table type, or [`Absent`] when its hook is not compiled in.
 macro_rules! table_type {
@@ -152,7 +152,7 @@ impl StdSettings {
     // Every table in order, its checks then its files: one place to see that
     // nothing is opened until everything checked out.
     #[allow(clippy::too_many_lines)]
-    pub(crate) fn prepare(self, file: &str) -> Result<Prepared, ConfigError> {
+    pub(crate) fn prepare(self, file: &str) -> Result<Prepared, LoadError> {
         let mut problems = Problems::default();
         let mut prepared = Prepared::default();
         #[cfg(feature = "read-only")]

@@ -526,7 +526,7 @@ async fn a_shadow_command_hook_records_its_block_without_enforcing_it() {
     assert_eq!(shadowed.hook, "under_test");
     assert_eq!(
         shadowed.would,
-        hooks_core::Would::Deny {
+        hooks_core::notes::Would::Deny {
             reason: "blocked by policy: ask an operator".into(),
             kind: "denied".into()
         }

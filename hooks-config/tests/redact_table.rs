@@ -16,7 +16,7 @@ fn temp(name: &str) -> PathBuf {
     path
 }
 
-fn apply(text: &str, builder: HooksBuilder) -> Result<HooksBuilder, hooks_config::ConfigError> {
+fn apply(text: &str, builder: HooksBuilder) -> Result<HooksBuilder, hooks_config::LoadError> {
     hooks_config::parse("std.toml", text, false)
         .unwrap()
         .apply(builder)

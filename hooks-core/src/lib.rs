@@ -107,8 +107,8 @@ pub use matcher::{Matcher, NotAllowed, PatternError, ShellAllowList};
 pub use name::HookName;
 pub use registry::{
     AfterToolUse, BuildError, BuildProblem, DEFAULT_STOP_DENIAL_CAP, Description, Event, Hook,
-    HookCall, HookClosure, HookInfo, Hooks, HooksBuilder, ObserverClosure, Origin, RuntimeHook,
-    StateValue, ToolEvent, ToolHook, ToolHooks,
+    HookClosure, HookInfo, Hooks, HooksBuilder, ObserverClosure, Origin, RuntimeHook, StateValue,
+    ToolEvent, ToolHook, ToolHooks,
 };
 pub use serde_json::{Value, json};
 pub use session::Session;
@@ -122,10 +122,18 @@ hooks_events::for_each_event!(contexts);
 
 pub use verdict::{
     Approval, ApprovalAnswer, ApprovalOutcome, ApprovalRecord, ApprovalRequest, Approver,
-    BoxFuture, Decision, Deferred, Denial, DenialCause, DenyDetails, EndSession, HookError,
-    HookOutput, MessageLevel, Notes, ObserverOutput, Outcome, Redact, Refusal, Shadowed,
-    StopCapped, UserMessage, Verdict, Warning, Would, printable,
+    BoxFuture, Decision, Deferred, Denial, DenialCause, HookError, HookOutput, MessageLevel, Notes,
+    ObserverOutput, Outcome, Redact, Refusal, Verdict, printable,
 };
+
+/// The parts of [`Notes`]: what hooks said during a dispatch besides their
+/// decision. Read them from [`Outcome::notes`]; a hook writes them through
+/// its context (`ctx.user_message(..)`, `ctx.warn(..)`, `ctx.end_session(..)`).
+pub mod notes {
+    pub use crate::verdict::{
+        EndSession, MessageLevel, Notes, Shadowed, StopCapped, UserMessage, Warning, Would,
+    };
+}
 
 #[cfg(feature = "macros")]
 mod macros;

@@ -3,8 +3,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::Instant;
 
+use hooks_core::notes::EndSession;
 use hooks_core::{
-    Denial, EndSession, Hooks, Outcome, PreToolUse, Session, SessionEnd, SubagentStart, ToolHandle,
+    Denial, Hooks, Outcome, PreToolUse, Session, SessionEnd, SubagentStart, ToolHandle,
 };
 use rig_agent::agent::{
     AgentHook, DispatchAction, DispatchEvent, HookContext, OutcomeAction, OutcomeEvent, RunSettled,

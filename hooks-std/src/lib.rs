@@ -63,7 +63,11 @@ pub mod redact;
 pub mod replay;
 #[cfg(any(feature = "approval", feature = "rate-limit"))]
 mod sqlite;
+#[cfg(any(feature = "approval", feature = "rate-limit"))]
+mod store;
 #[cfg(feature = "truncate")]
 pub mod truncate;
 
 pub use config::ConfigError;
+#[cfg(any(feature = "approval", feature = "rate-limit"))]
+pub use store::StoreError;

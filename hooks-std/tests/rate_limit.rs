@@ -111,8 +111,8 @@ fn the_refusal_says_the_limit_and_when_to_retry() {
     );
     // For programs, the wait is typed, not hidden in the text.
     assert_eq!(
-        reason.details(),
-        Some(&hooks_core::DenyDetails::RateLimited {
+        reason.cause(),
+        Some(&hooks_core::DenialCause::RateLimited {
             retry_after: Duration::from_secs(30)
         })
     );
@@ -261,7 +261,7 @@ impl Store for Remote {
         Deferred::Later(Box::pin(async move {
             tokio::task::yield_now().await;
             if self.down {
-                return Err(StoreError("connection refused".into()));
+                return Err(StoreError::new("the test store", "connection refused"));
             }
             Ok(self.counts.admit(&key, limit, now))
         }))
@@ -345,7 +345,7 @@ async fn a_store_that_cannot_answer_denies() {
         .await;
     assert_eq!(
         outcome.denial().unwrap().reason(),
-        "the rate limit cannot be checked (connection refused), and no call runs uncounted; \
+        "the rate limit cannot be checked (the test store: connection refused), and no call runs uncounted; \
          try again shortly (tools `*`)"
     );
 }

@@ -296,7 +296,7 @@ async fn redis_stopped_mid_run_denies_saying_so_then_counts_again() {
         };
         let reason = refusal.reason();
         assert!(
-            reason.contains(&format!("Redis at {}/0 is unreachable", redis.address())),
+            reason.contains(&format!("Redis at {}/0: unreachable", redis.address())),
             "{reason}"
         );
         assert!(
@@ -430,7 +430,7 @@ async fn a_wrong_or_missing_password_is_an_error_that_never_shows_it() {
             started.elapsed()
         );
         assert!(
-            error.starts_with(&format!("Redis at {}/0 ", redis.address())),
+            error.starts_with(&format!("Redis at {}/0: ", redis.address())),
             "{error}"
         );
         assert!(error.contains("auth") || error.contains("AUTH"), "{error}");
@@ -530,7 +530,7 @@ fn password_child(port: &str) {
                     let reason = refusal.reason();
                     assert!(
                         reason.starts_with(&format!(
-                            "the rate limit cannot be checked (Redis at 127.0.0.1:{port}/0 "
+                            "the rate limit cannot be checked (Redis at 127.0.0.1:{port}/0: "
                         )),
                         "{reason}"
                     );
@@ -589,7 +589,7 @@ async fn a_server_that_never_answers_is_a_denial_within_the_timeout() {
         let reason = refusal.reason();
         assert!(
             reason.starts_with(&format!(
-                "the rate limit cannot be checked (Redis at {address}/0 is unreachable"
+                "the rate limit cannot be checked (Redis at {address}/0: unreachable"
             )),
             "{reason}"
         );

@@ -7,10 +7,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use hooks_core::notes::Would;
 use hooks_core::prelude::*;
 use hooks_core::{
     ApprovalOutcome, ApprovalRequest, Approver, BoxFuture, BuildProblem, DenialCause, Event,
-    Refusal, RunError, Would,
+    Refusal, RunError,
 };
 use hooks_tests::block_on;
 

@@ -7,15 +7,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use hooks_core::prelude::*;
-use hooks_core::{BuildProblem, DenialCause, EventKind, HookCall, HookError, RuntimeHook};
+use hooks_core::{BuildProblem, DenialCause, EventKind, HookError, RuntimeHook, Verdict};
 use hooks_tests::block_on;
 
 struct CountingGuard(Arc<AtomicUsize>);
 
 impl RuntimeHook<PreToolUse> for CountingGuard {
-    fn call<'a>(&'a self, ctx: &'a mut PreToolUse) -> HookCall<'a> {
+    fn call<'a>(&'a self, ctx: &'a mut PreToolUse) -> Deferred<'a, Verdict> {
         self.0.fetch_add(1, Ordering::SeqCst);
-        HookCall::Ready(Ok(if ctx.tool() == "blocked" {
+        Deferred::Ready(Ok(if ctx.tool() == "blocked" {
             Decision::deny("blocked by a runtime guard")
         } else {
             Decision::Continue
@@ -130,8 +130,8 @@ fn bad_runtime_hooks_are_reported_by_name_all_at_once() {
 fn a_runtime_hook_cannot_block_an_event_that_cannot_block() {
     struct Rogue;
     impl RuntimeHook<PostToolUse> for Rogue {
-        fn call<'a>(&'a self, _: &'a mut PostToolUse) -> HookCall<'a> {
-            HookCall::Ready(Ok(Decision::deny("too late")))
+        fn call<'a>(&'a self, _: &'a mut PostToolUse) -> Deferred<'a, Verdict> {
+            Deferred::Ready(Ok(Decision::deny("too late")))
         }
     }
     let hooks = Hooks::builder()

@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use hooks_config::{Config, ConfigError};
+use hooks_config::{Config, LoadError};
 use hooks_core::prelude::*;
 
 /// The config's hooks and nothing linked in, so only they decide.
@@ -30,7 +30,7 @@ pub(crate) async fn denial(hooks: &Hooks, tool: &str, args: Value) -> Option<Str
 }
 
 /// The error `text`, read as `file`, is refused with.
-pub(crate) fn parse_error(file: &str, text: &str, claude_settings: bool) -> ConfigError {
+pub(crate) fn parse_error(file: &str, text: &str, claude_settings: bool) -> LoadError {
     match hooks_config::parse(file, text, claude_settings) {
         Ok(_) => panic!("{file} parsed, but should not have"),
         Err(error) => error,
@@ -38,7 +38,7 @@ pub(crate) fn parse_error(file: &str, text: &str, claude_settings: bool) -> Conf
 }
 
 /// The error `config` fails to apply with; panics with `expected` if it applies.
-pub(crate) fn apply_error(config: Config, expected: &str) -> ConfigError {
+pub(crate) fn apply_error(config: Config, expected: &str) -> LoadError {
     match config.apply(Hooks::builder().without_linked()) {
         Ok(_) => panic!("{expected}"),
         Err(error) => error,

@@ -3,8 +3,9 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use crate::registry::Event;
 use crate::registry::table::{Candidate, Entry, Runner, Shape};
-use crate::registry::{Event, HookCall};
+use crate::verdict::Deferred;
 use crate::verdict::{Decision, HookError, Verdict};
 
 /// The entries a dispatch walks, each with whether its matcher must be
@@ -154,8 +155,8 @@ fn stretch<'t, C: Event>(
                 ctx.__enter(&entry.meta.name);
                 *running = Some(entry);
                 match hook.run(ctx, &entry.state) {
-                    HookCall::Ready(verdict) => verdict,
-                    HookCall::Pending(_) => Err(HookError::failed(
+                    Deferred::Ready(verdict) => verdict,
+                    Deferred::Later(_) => Err(HookError::failed(
                         "returned a future though it was added as a synchronous hook",
                     )),
                 }

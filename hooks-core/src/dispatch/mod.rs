@@ -150,7 +150,7 @@ pub(crate) async fn shadow<C: Event>(hooks: &Hooks, entry: &Entry<C>, ctx: &mut 
         Ok(Decision::Deny(refusal)) if blocks => {
             let (reason, details) = refusal.into_parts();
             Some(Would::Deny {
-                kind: DenialCause::from_details(details).kind().to_owned(),
+                kind: DenialCause::from_refusal(details).kind().to_owned(),
                 reason: reason.into_owned(),
             })
         }
@@ -209,7 +209,7 @@ pub(crate) fn settle<C: Event>(
             Settled::Denied(Denial::new(
                 hook.clone(),
                 reason,
-                DenialCause::from_details(details),
+                DenialCause::from_refusal(details),
             ))
         }
         Ok(Decision::Ask(approval)) if C::KIND.can_block() => Settled::Ask(approval),

@@ -7,9 +7,9 @@ use tracing::Instrument;
 use tracing::field::Empty;
 
 use crate::registry::Event;
-use crate::registry::HookCall;
 use crate::registry::linked::Started;
 use crate::registry::table::{Entry, Runner};
+use crate::verdict::Deferred;
 use crate::verdict::{Decision, HookError, Verdict, catch, guard};
 
 /// Runs one hook off the fast path. Traced runs are boxed: their spans
@@ -58,8 +58,8 @@ async fn traced_run<C: Event>(entry: &Entry<C>, ctx: &mut C) -> Verdict {
                 catch(|| hook.run(ctx, &entry.state))
             };
             match call {
-                Ok(HookCall::Ready(verdict)) => verdict,
-                Ok(HookCall::Pending(future)) => guard(None, future).instrument(span.clone()).await,
+                Ok(Deferred::Ready(verdict)) => verdict,
+                Ok(Deferred::Later(future)) => guard(None, future).instrument(span.clone()).await,
                 Err(error) => Err(error),
             }
         }
@@ -86,8 +86,8 @@ async fn untraced<C: Event>(entry: &Entry<C>, ctx: &mut C) -> Verdict {
             Started::Pending(future) => future.await.0,
         },
         Runner::Runtime(hook) => match catch(|| hook.run(ctx, &entry.state)) {
-            Ok(HookCall::Ready(verdict)) => verdict,
-            Ok(HookCall::Pending(future)) => guard(None, future).await,
+            Ok(Deferred::Ready(verdict)) => verdict,
+            Ok(Deferred::Later(future)) => guard(None, future).await,
             Err(error) => Err(error),
         },
     }

@@ -15,7 +15,8 @@ use super::run::run;
 use super::{Settled, cap_stops, conclude, record, settle, shadow};
 use crate::registry::linked::{HandBack, Started};
 use crate::registry::table::{Entry, Runner, Shape};
-use crate::registry::{Event, HookCall, Hooks};
+use crate::registry::{Event, Hooks};
+use crate::verdict::Deferred;
 use serde_json::Value;
 
 use crate::verdict::{Approval, BoxFuture, Decision, Denial, HookError, Outcome, Verdict, catch};
@@ -220,8 +221,8 @@ impl<'a, C: Event> Walk<'a, C> {
                     },
                     Runner::Runtime(hook) if entry.meta.shape == Shape::Sync => {
                         match catch(|| hook.run(ctx, &entry.state)) {
-                            Ok(HookCall::Ready(verdict)) => verdict,
-                            Ok(HookCall::Pending(_)) => Err(HookError::failed(
+                            Ok(Deferred::Ready(verdict)) => verdict,
+                            Ok(Deferred::Later(_)) => Err(HookError::failed(
                                 "returned a future though it was added as a synchronous hook",
                             )),
                             Err(error) => Err(error),

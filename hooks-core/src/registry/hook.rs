@@ -12,28 +12,20 @@ use crate::registry::event::{Event, ToolEvent};
 use crate::registry::state::{State, StateRead, StateType, StateValue};
 use crate::registry::table::{Origin, Shape};
 use crate::verdict::guard;
-use crate::verdict::{BoxFuture, HookOutput, ObserverOutput, Verdict};
+use crate::verdict::{BoxFuture, Deferred, HookOutput, ObserverOutput, Verdict};
 
 /// A hook whose behaviour is decided at run time.
 ///
-/// Return [`HookCall::Ready`] when the answer is known at once (no allocation),
-/// or [`HookCall::Pending`] with a future.
+/// Return [`Deferred::Ready`] when the answer is known at once (no allocation),
+/// or [`Deferred::Later`] with a future.
 pub trait RuntimeHook<C>: Send + Sync + 'static {
     /// Runs the hook on `ctx`.
-    fn call<'a>(&'a self, ctx: &'a mut C) -> HookCall<'a>;
-}
-
-/// What a [`RuntimeHook`] call returns.
-pub enum HookCall<'a> {
-    /// The hook has finished.
-    Ready(Verdict),
-    /// The hook will finish when this future does.
-    Pending(BoxFuture<'a, Verdict>),
+    fn call<'a>(&'a self, ctx: &'a mut C) -> Deferred<'a, Verdict>;
 }
 
 /// How the dispatcher runs a runtime hook: with the state it reads.
 pub(crate) trait Run<C>: Send + Sync + 'static {
-    fn run<'a>(&'a self, ctx: &'a mut C, state: &'a State) -> HookCall<'a>;
+    fn run<'a>(&'a self, ctx: &'a mut C, state: &'a State) -> Deferred<'a, Verdict>;
 }
 
 /// A closure a hook can be made of with [`Hook::new`]: `Fn(&mut C) -> R`, or
@@ -573,12 +565,10 @@ pub(crate) struct Timed<C: 'static> {
 }
 
 impl<C: Event> Run<C> for Timed<C> {
-    fn run<'a>(&'a self, ctx: &'a mut C, state: &'a State) -> HookCall<'a> {
+    fn run<'a>(&'a self, ctx: &'a mut C, state: &'a State) -> Deferred<'a, Verdict> {
         match self.inner.run(ctx, state) {
-            HookCall::Pending(future) => {
-                HookCall::Pending(Box::pin(guard(Some(self.limit), future)))
-            }
-            ready @ HookCall::Ready(_) => ready,
+            Deferred::Later(future) => Deferred::Later(Box::pin(guard(Some(self.limit), future))),
+            ready @ Deferred::Ready(_) => ready,
         }
     }
 }
@@ -586,7 +576,7 @@ impl<C: Event> Run<C> for Timed<C> {
 struct Stateless<H>(H);
 
 impl<C, H: RuntimeHook<C>> Run<C> for Stateless<H> {
-    fn run<'a>(&'a self, ctx: &'a mut C, _: &'a State) -> HookCall<'a> {
+    fn run<'a>(&'a self, ctx: &'a mut C, _: &'a State) -> Deferred<'a, Verdict> {
         self.0.call(ctx)
     }
 }
@@ -599,8 +589,8 @@ where
     F::Output: HookOutput<C>,
     Args: 'static,
 {
-    fn run<'a>(&'a self, ctx: &'a mut C, state: &'a State) -> HookCall<'a> {
-        HookCall::Ready(self.0.__call(ctx, state).into_verdict())
+    fn run<'a>(&'a self, ctx: &'a mut C, state: &'a State) -> Deferred<'a, Verdict> {
+        Deferred::Ready(self.0.__call(ctx, state).into_verdict())
     }
 }
 
@@ -612,8 +602,8 @@ where
     F::Output: ObserverOutput<C>,
     Args: 'static,
 {
-    fn run<'a>(&'a self, ctx: &'a mut C, state: &'a State) -> HookCall<'a> {
-        HookCall::Ready(self.0.__call(ctx, state).into_verdict())
+    fn run<'a>(&'a self, ctx: &'a mut C, state: &'a State) -> Deferred<'a, Verdict> {
+        Deferred::Ready(self.0.__call(ctx, state).into_verdict())
     }
 }
 
@@ -625,9 +615,9 @@ where
     F: for<'a> Fn(&'a mut C) -> BoxFuture<'a, R> + Send + Sync + 'static,
     R: HookOutput<C> + 'static,
 {
-    fn run<'a>(&'a self, ctx: &'a mut C, _: &'a State) -> HookCall<'a> {
+    fn run<'a>(&'a self, ctx: &'a mut C, _: &'a State) -> Deferred<'a, Verdict> {
         let future = (self.0)(ctx);
-        HookCall::Pending(Box::pin(async move { future.await.into_verdict() }))
+        Deferred::Later(Box::pin(async move { future.await.into_verdict() }))
     }
 }
 
@@ -640,8 +630,8 @@ where
     S: StateValue,
     R: HookOutput<C> + 'static,
 {
-    fn run<'a>(&'a self, ctx: &'a mut C, state: &'a State) -> HookCall<'a> {
+    fn run<'a>(&'a self, ctx: &'a mut C, state: &'a State) -> Deferred<'a, Verdict> {
         let future = (self.0)(ctx, state.get(0));
-        HookCall::Pending(Box::pin(async move { future.await.into_verdict() }))
+        Deferred::Later(Box::pin(async move { future.await.into_verdict() }))
     }
 }

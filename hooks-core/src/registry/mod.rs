@@ -17,7 +17,7 @@ pub(crate) mod table;
 pub use builder::{DEFAULT_STOP_DENIAL_CAP, HooksBuilder};
 pub use describe::{Description, HookInfo, ToolHook, ToolHooks};
 pub use event::{AfterToolUse, Event, ToolEvent};
-pub use hook::{Hook, HookCall, HookClosure, ObserverClosure, RuntimeHook};
+pub use hook::{Hook, HookClosure, ObserverClosure, RuntimeHook};
 pub use hooks::Hooks;
 pub use problem::{BuildError, BuildProblem};
 pub use state::StateValue;

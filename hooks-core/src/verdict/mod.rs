@@ -25,4 +25,4 @@ pub use output::{BoxFuture, Deferred, HookOutput, ObserverOutput, Verdict};
 pub use printable::printable;
 pub use redact::Redact;
 pub(crate) use redact::{SharedRedactor, redacted};
-pub use refusal::{DenyDetails, Refusal};
+pub use refusal::Refusal;

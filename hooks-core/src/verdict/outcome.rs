@@ -10,7 +10,6 @@ use serde_json::Value;
 use crate::name::HookName;
 use crate::verdict::ApprovalOutcome;
 use crate::verdict::HookError;
-use crate::verdict::refusal::DenyDetails;
 use crate::verdict::{EndSession, Notes, Shadowed, StopCapped, UserMessage, Warning};
 
 /// What dispatching an event came to: whether a hook stopped the call (and
@@ -188,14 +187,9 @@ impl DenialCause {
         }
     }
 
-    pub(crate) fn from_details(details: Option<Box<DenyDetails>>) -> Self {
-        match details.map(|details| *details) {
-            None => DenialCause::Decided,
-            Some(DenyDetails::RateLimited { retry_after }) => {
-                DenialCause::RateLimited { retry_after }
-            }
-            Some(DenyDetails::Other { kind, data }) => DenialCause::Refused { kind, data },
-        }
+    /// The cause of a denial by a hook's refusal: its own, or `Decided`.
+    pub(crate) fn from_refusal(cause: Option<Box<DenialCause>>) -> Self {
+        cause.map_or(DenialCause::Decided, |cause| *cause)
     }
 }
 

@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::outcome::DenialCause;
+
 /// What [`Decision::Deny`](crate::Decision::Deny) carries: the reason,
 /// written for the model, and optional machine-readable details.
 ///
@@ -17,7 +19,7 @@ use serde_json::Value;
 ///
 /// ```
 /// use std::time::Duration;
-/// use hooks_core::{Decision, DenyDetails, Refusal};
+/// use hooks_core::{Decision, DenialCause, Refusal};
 ///
 /// let slow_down = Decision::Deny(
 ///     Refusal::new("rate limit reached; retry in 2s").rate_limited(Duration::from_secs(2)),
@@ -25,33 +27,17 @@ use serde_json::Value;
 /// let Decision::Deny(refusal) = &slow_down else { unreachable!() };
 /// assert!(refusal.starts_with("rate limit"));
 /// assert_eq!(
-///     refusal.details(),
-///     Some(&DenyDetails::RateLimited { retry_after: Duration::from_secs(2) })
+///     refusal.cause(),
+///     Some(&DenialCause::RateLimited { retry_after: Duration::from_secs(2) })
 /// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
     reason: Cow<'static, str>,
-    /// Boxed: most refusals have none, and decisions stay small.
-    details: Option<Box<DenyDetails>>,
-}
-
-/// What kind of refusal, with its typed details, for programs to act on.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum DenyDetails {
-    /// A rate limit: the call would be admitted after this long.
-    RateLimited {
-        /// How long to wait before retrying.
-        retry_after: Duration,
-    },
-    /// A kind of the hook's own (`"budget_exceeded"`), with any data.
-    Other {
-        /// The kind, in `snake_case`.
-        kind: Cow<'static, str>,
-        /// Its details.
-        data: Value,
-    },
+    /// What the denial it makes will say of its cause: a rate limit, or a
+    /// kind of the hook's own. Boxed: most refusals have none, and decisions
+    /// stay small.
+    cause: Option<Box<DenialCause>>,
 }
 
 impl Refusal {
@@ -59,29 +45,27 @@ impl Refusal {
     pub fn new(reason: impl Into<Cow<'static, str>>) -> Self {
         Refusal {
             reason: reason.into(),
-            details: None,
+            cause: None,
         }
     }
 
     /// Marks it a rate limit, retryable after `retry_after`.
     #[must_use]
     pub fn rate_limited(self, retry_after: Duration) -> Self {
-        self.with(DenyDetails::RateLimited { retry_after })
+        self.caused_by(DenialCause::RateLimited { retry_after })
     }
 
     /// Gives it a kind of the hook's own, with data.
     #[must_use]
     pub fn kind(self, kind: impl Into<Cow<'static, str>>, data: Value) -> Self {
-        self.with(DenyDetails::Other {
+        self.caused_by(DenialCause::Refused {
             kind: kind.into(),
             data,
         })
     }
 
-    /// Gives it these details.
-    #[must_use]
-    pub fn with(mut self, details: DenyDetails) -> Self {
-        self.details = Some(Box::new(details));
+    fn caused_by(mut self, cause: DenialCause) -> Self {
+        self.cause = Some(Box::new(cause));
         self
     }
 
@@ -90,9 +74,10 @@ impl Refusal {
         &self.reason
     }
 
-    /// The details, if any.
-    pub fn details(&self) -> Option<&DenyDetails> {
-        self.details.as_deref()
+    /// The cause the denial will carry, if the hook gave one
+    /// ([`rate_limited`](Self::rate_limited), [`kind`](Self::kind)).
+    pub fn cause(&self) -> Option<&DenialCause> {
+        self.cause.as_deref()
     }
 
     pub(crate) fn map_reason(
@@ -103,8 +88,8 @@ impl Refusal {
         self
     }
 
-    pub(crate) fn into_parts(self) -> (Cow<'static, str>, Option<Box<DenyDetails>>) {
-        (self.reason, self.details)
+    pub(crate) fn into_parts(self) -> (Cow<'static, str>, Option<Box<DenialCause>>) {
+        (self.reason, self.cause)
     }
 }
 

@@ -340,7 +340,7 @@ impl ApprovalGate {
         self.store
             .get(id)
             .await?
-            .ok_or_else(|| StoreError::new("approvals", format!("request #{id} disappeared")))
+            .ok_or_else(|| super::store::failed("approvals", format!("request #{id} disappeared")))
     }
 }
 

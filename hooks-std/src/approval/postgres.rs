@@ -17,7 +17,7 @@ use tokio_postgres::{AsyncMessage, Client, NoTls, Row};
 use crate::postgres::{Server, failure};
 
 use super::store::{
-    Answering, ApprovalStore, Grant, NewRequest, Request, Scope, Status, StoreError,
+    self, Answering, ApprovalStore, Grant, NewRequest, Request, Scope, Status, StoreError,
 };
 
 /// The channel the answering trigger notifies, with the request id as payload.
@@ -108,8 +108,7 @@ impl PostgresStore {
     /// A store on the server `connection` names (`${NAME}`s expanded), not
     /// yet connected: the first operation connects and migrates.
     pub fn new(connection: &str) -> Result<Self, StoreError> {
-        let server =
-            Server::parse(connection).map_err(|error| StoreError::new("postgres", error))?;
+        let server = Server::parse(connection).map_err(|error| store::failed("postgres", error))?;
         Ok(PostgresStore {
             inner: Arc::new(Inner {
                 server,
@@ -133,7 +132,7 @@ impl PostgresStore {
     }
 
     fn fail(&self, error: impl std::fmt::Display) -> StoreError {
-        StoreError::new(self.server(), error)
+        store::failed(self.server(), error)
     }
 
     async fn client(&self) -> Result<Arc<Client>, StoreError> {

@@ -13,7 +13,7 @@ use hooks_core::BoxFuture;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::store::{
-    Answering, ApprovalStore, Grant, NewRequest, Request, Scope, Status, StoreError,
+    self, Answering, ApprovalStore, Grant, NewRequest, Request, Scope, Status, StoreError,
 };
 
 /// The schema, one migration per step; `PRAGMA user_version` counts the steps applied.
@@ -61,7 +61,7 @@ impl Database {
     /// holds locked longer than `busy_timeout`, is an error naming the file.
     pub fn open(path: impl AsRef<Path>, busy_timeout: Duration) -> Result<Self, StoreError> {
         let path = path.as_ref().to_owned();
-        let fail = |error: rusqlite::Error| StoreError::new(path.display().to_string(), error);
+        let fail = |error: rusqlite::Error| store::failed(path.display(), error);
         let mut connection = Connection::open(&path).map_err(fail)?;
         connection.busy_timeout(busy_timeout).map_err(fail)?;
         crate::sqlite::wal(&connection, busy_timeout).map_err(fail)?;
@@ -78,7 +78,7 @@ impl Database {
     }
 
     fn fail(&self, error: rusqlite::Error) -> StoreError {
-        StoreError::new(self.path.display().to_string(), error)
+        store::failed(self.path.display(), error)
     }
 
     /// Stores a pending request; returns its id.
@@ -296,7 +296,7 @@ impl SqliteStore {
         let path = Arc::clone(&self.path);
         Box::pin(async move {
             if tokio::runtime::Handle::try_current().is_err() {
-                return Err(StoreError::new(
+                return Err(store::failed(
                     &*path,
                     "the SQLite approval store needs a Tokio runtime to run on",
                 ));
@@ -305,7 +305,7 @@ impl SqliteStore {
                 operation(&database.lock().unwrap_or_else(PoisonError::into_inner))
             })
             .await
-            .map_err(|error| StoreError::new(&*path, error))?
+            .map_err(|error| store::failed(&*path, error))?
         })
     }
 }

@@ -155,30 +155,12 @@ pub struct Grant {
     pub by: Option<String>,
 }
 
-/// What a store operation could not do, naming the store.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoreError {
-    store: String,
-    message: String,
-}
+pub use crate::store::StoreError;
 
-impl StoreError {
-    /// A failure of the store described by `store` (a file, a server).
-    pub fn new(store: impl Into<String>, message: impl fmt::Display) -> Self {
-        StoreError {
-            store: store.into(),
-            message: message.to_string(),
-        }
-    }
+/// A failure of the approval store `store` (a file, a server).
+pub(crate) fn failed(store: impl fmt::Display, message: impl fmt::Display) -> StoreError {
+    StoreError::new(format!("approval store `{store}`"), message)
 }
-
-impl fmt::Display for StoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "approval store `{}`: {}", self.store, self.message)
-    }
-}
-
-impl std::error::Error for StoreError {}
 
 /// The approval state machine's storage: pending requests, answers, exactly-once
 /// use, expiry and session-wide grants. Every operation is one short

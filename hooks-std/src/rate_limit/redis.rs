@@ -131,9 +131,10 @@ impl RedisStore {
         let client = Client::open(url).map_err(|error| {
             // The address may hold a password: name its scheme only.
             let scheme = url.split_once("://").map_or("", |(scheme, _)| scheme);
-            StoreError(format!(
-                "rate-limit store: not a Redis address (`{scheme}://…`): {error}"
-            ))
+            StoreError::new(
+                "rate-limit store",
+                format!("not a Redis address (`{scheme}://…`): {error}"),
+            )
         })?;
         let info = client.get_connection_info();
         let address = format!("{}/{}", info.addr(), info.redis_settings().db());
@@ -188,9 +189,12 @@ impl RedisStore {
             || error.is_timeout()
             || error.is_connection_dropped()
         {
-            StoreError(format!("Redis at {address} is unreachable: {error}"))
+            StoreError::new(
+                format!("Redis at {address}"),
+                format!("unreachable: {error}"),
+            )
         } else {
-            StoreError(format!("Redis at {address} failed: {error}"))
+            StoreError::new(format!("Redis at {address}"), format!("failed: {error}"))
         }
     }
 
@@ -216,11 +220,13 @@ impl RedisStore {
         match answer {
             Ok(Ok((admitted, wait))) => Ok((admitted == 1, wait)),
             Ok(Err(error)) => Err(self.fail(&error)),
-            Err(_) => Err(StoreError(format!(
-                "Redis at {} is unreachable: no answer within {}",
-                self.address,
-                humantime::format_duration(REDIS_TIMEOUT)
-            ))),
+            Err(_) => Err(StoreError::new(
+                format!("Redis at {}", self.address),
+                format!(
+                    "unreachable: no answer within {}",
+                    humantime::format_duration(REDIS_TIMEOUT)
+                ),
+            )),
         }
     }
 

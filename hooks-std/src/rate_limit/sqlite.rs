@@ -193,7 +193,7 @@ impl Store for SqliteStore {
 }
 
 fn failure(path: &Path, error: &rusqlite::Error) -> StoreError {
-    StoreError(format!("rate-limit store `{}`: {error}", path.display()))
+    StoreError::new(format!("rate-limit store `{}`", path.display()), error)
 }
 
 /// The key as text, one tagged part each: `[rule, ["text", "7"], ["json",

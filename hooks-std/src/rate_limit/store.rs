@@ -2,7 +2,6 @@
 //! store (Redis, a database) can hold them for many processes.
 
 use std::borrow::Cow;
-use std::fmt;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -164,18 +163,7 @@ pub enum Admission {
     RetryAfter(Duration),
 }
 
-/// A store could not answer (a network store that cannot be reached, say).
-/// The rate limit denies the call: no call runs uncounted.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoreError(pub String);
-
-impl fmt::Display for StoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for StoreError {}
+pub use crate::store::StoreError;
 
 /// Holds the buckets. Implementations must make [`acquire`](Store::acquire)
 /// atomic per key: two calls racing for the last slot cannot both get it.

@@ -3,7 +3,8 @@
 
 use std::fmt;
 
-use hooks_core::{Outcome, PreToolUse, Would, printable};
+use hooks_core::notes::Would;
+use hooks_core::{Outcome, PreToolUse, printable};
 use serde::Serialize;
 
 use super::call::RecordedCall;
