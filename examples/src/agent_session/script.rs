@@ -64,12 +64,20 @@ pub(crate) fn reporter_turns() -> Vec<Turn> {
 pub(crate) fn tool_facts() -> Vec<hooks_core::ToolFacts> {
     use hooks_core::{ArgRole, ToolFacts};
     vec![
-        ToolFacts::new("read_file").only_reads().arg("path", ArgRole::Path),
-        ToolFacts::new("write_file").destroys().arg("path", ArgRole::Path),
+        ToolFacts::new("read_file")
+            .only_reads()
+            .arg("path", ArgRole::Path),
+        ToolFacts::new("write_file")
+            .destroys()
+            .arg("path", ArgRole::Path),
         ToolFacts::new("sql_query").arg("query", ArgRole::Sql),
         ToolFacts::new("search").only_reads().with_open_world(true),
-        ToolFacts::new("Bash").destroys().arg("command", ArgRole::Shell),
-        ToolFacts::new("payments_refund").writes().with_open_world(true),
+        ToolFacts::new("Bash")
+            .destroys()
+            .arg("command", ArgRole::Shell),
+        ToolFacts::new("payments_refund")
+            .writes()
+            .with_open_world(true),
     ]
 }
 
