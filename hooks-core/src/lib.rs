@@ -103,7 +103,9 @@ pub use catalog::{ArgFact, ArgRole, Fact, Source, ToolCatalog, ToolFacts, Unknow
 pub use context::{CompactTrigger, Injection, RequestedCall, Role, ToolCall, ToolError};
 pub use dispatch::{RunError, ToolHandle, ToolRun};
 pub use event::{EventKind, OnError};
-pub use matcher::{Matcher, NotAllowed, PatternError, ShellAllowList};
+pub use matcher::{Matcher, PatternError};
+#[cfg(feature = "shell")]
+pub use matcher::{NotAllowed, ShellAllowList};
 pub use name::HookName;
 pub use registry::{
     AfterToolUse, BuildError, BuildProblem, DEFAULT_STOP_DENIAL_CAP, Description, Event, Hook,

@@ -11,7 +11,9 @@ pub struct PatternError {
 }
 
 impl PatternError {
-    fn new(message: impl Into<String>, at: Range<usize>) -> Self {
+    /// An error about `at`: for a user of the grammar that refuses more than
+    /// the grammar does (hooks-core without its `shell` feature refuses subjects).
+    pub fn new(message: impl Into<String>, at: Range<usize>) -> Self {
         PatternError {
             message: message.into(),
             at,
