@@ -51,7 +51,7 @@ pub(crate) struct StdSettings {
     /// `approval_channel = "terminal"`, and its line.
     pub(crate) terminal_approvals: Option<u32>,
     /// `[approval_webhook]`: the channel announcing new requests, and its line.
-    #[cfg(feature = "approval")]
+    #[cfg(all(feature = "approval", feature = "http"))]
     pub(crate) webhook: Option<(u32, crate::webhook::WebhookChannel)>,
     /// Where a `[rate_limit]` table that names no `database` (nor `store`) counts, when
     /// the program says (a hook binary, a new process per call, whose
@@ -85,7 +85,7 @@ impl StdSettings {
             ),
             ("approval", "approval", self.approval.as_ref().map(|t| t.0)),
         ];
-        #[cfg(feature = "approval")]
+        #[cfg(all(feature = "approval", feature = "http"))]
         if let Some((line, _)) = &self.webhook {
             if self.approval.is_none() {
                 problems.push(
@@ -229,7 +229,12 @@ impl StdSettings {
             }
             match ApprovalGate::open(&table) {
                 Ok(gate) => {
-                    let gate = if let Some((_, webhook)) = self.webhook {
+                    #[cfg(feature = "http")]
+                    let webhook = self.webhook.map(|(_, webhook)| webhook);
+                    // Refused at load without the HTTP client.
+                    #[cfg(not(feature = "http"))]
+                    let webhook: Option<CliChannel> = None;
+                    let gate = if let Some(webhook) = webhook {
                         gate.channel(webhook)
                     } else if self.terminal_approvals.is_some() {
                         let who = std::env::var("USER").unwrap_or_else(|_| "terminal".to_owned());
