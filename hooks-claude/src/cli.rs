@@ -204,19 +204,23 @@ impl Answer {
 /// The standard hooks' stores, in `dir`, so that what they count outlives
 /// the process: a config file's tables replace them.
 fn stores_in(builder: HooksBuilder, dir: &Path) -> Result<HooksBuilder, String> {
-    use hooks_std::rate_limit::{RateLimit, RateLimiter};
     std::fs::create_dir_all(dir).map_err(|error| {
         format!(
             "cannot create the state directory {}: {error}",
             dir.display()
         )
     })?;
-    let limiter = RateLimiter::new(RateLimit {
-        database: Some(dir.join("rate-limit.db")),
-        ..RateLimit::default()
-    })
-    .map_err(|error| error.to_string())?;
-    Ok(builder.state(limiter))
+    #[cfg(feature = "rate-limit")]
+    let builder = {
+        use hooks_std::rate_limit::{RateLimit, RateLimiter};
+        let limiter = RateLimiter::new(RateLimit {
+            database: Some(dir.join("rate-limit.db")),
+            ..RateLimit::default()
+        })
+        .map_err(|error| error.to_string())?;
+        builder.state(limiter)
+    };
+    Ok(builder)
 }
 
 /// `--state-dir`, `$HOOKS_STATE_DIR`, `$CLAUDE_PROJECT_DIR/.hooks`, or `./.hooks`.
