@@ -140,12 +140,18 @@ impl StdSettings {
             feature = "audit-log",
             feature = "approval"
         )),
-        allow(
-            clippy::unnecessary_wraps,
-            clippy::unused_self,
-            unused_mut,
-            unused_variables
-        )
+        allow(clippy::unnecessary_wraps, clippy::unused_self, unused_variables)
+    )]
+    // Each store is pushed to only by the hooks built in.
+    #[cfg_attr(
+        not(all(
+            feature = "read-only",
+            feature = "truncate",
+            feature = "rate-limit",
+            feature = "audit-log",
+            feature = "approval"
+        )),
+        allow(unused_mut)
     )]
     pub(crate) fn prepare(self, file: &str) -> Result<Prepared, ConfigError> {
         let mut problems = Problems::default();
