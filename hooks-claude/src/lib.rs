@@ -44,6 +44,13 @@
 //! Then `agent-hooks --print-settings claude` prints the `hooks` block for
 //! `.claude/settings.json` (`codex`: for `.codex/hooks.json`). Without Rust,
 //! the `hooks-claude` binary runs the standard hooks and a `--config` file's.
+//!
+//! The crate's features are the standard parts it is built with (`full`,
+//! the default: every one): `read-only`, `truncate`, `rate-limit`,
+//! `audit-log`, `approval`, `redis`, `postgres` and `http` (`http` hooks in a
+//! config file) pass through to hooks-config's of the same names. With
+//! `default-features = false`, a program pays for what it names; a config
+//! table for a part it was built without is refused, naming the feature.
 
 mod answer;
 mod asks;

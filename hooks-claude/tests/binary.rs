@@ -4,7 +4,7 @@
 //! `HOOKS_CLAUDE_TEST_CHILD` set, it is a hook binary whose linked hooks are
 //! the guards below (so no child entry point shows up as a passing test).
 
-use std::io::Write;
+use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Output, Stdio};
 
@@ -92,6 +92,10 @@ fn main() -> ExitCode {
             "events_without_a_counterpart_pass_silently",
             events_without_a_counterpart_pass_silently,
         ),
+        (
+            "an_answer_given_before_reading_the_input_is_the_answer",
+            an_answer_given_before_reading_the_input_is_the_answer,
+        ),
     ];
     let root = scratch();
     let mut failed = 0;
@@ -134,13 +138,23 @@ fn hook(dir: &Path, args: &[&str], stdin: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start the hook binary");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write the event");
-    child.wait_with_output().expect("hook binary output")
+    let mut input = child.stdin.take().expect("stdin");
+    // Written beside the reading: a binary may answer before it reads its
+    // input (a bad argument, a broken store), closing the pipe, and that is
+    // its answer, not a failed test; nor may a large event and a large
+    // answer wait on each other.
+    std::thread::scope(|scope| {
+        let writer = scope.spawn(move || match input.write_all(stdin.as_bytes()) {
+            Err(error) if error.kind() == ErrorKind::BrokenPipe => Ok(()),
+            written => written,
+        });
+        let output = child.wait_with_output().expect("hook binary output");
+        writer
+            .join()
+            .expect("the event's writer")
+            .expect("write the event");
+        output
+    })
 }
 
 #[allow(clippy::needless_pass_by_value)] // called with `json!(...)` literals
@@ -365,4 +379,14 @@ fn ending_the_session_goes_back_as_continue_false(dir: &Path) {
                 .contains("no budget left")
         );
     }
+}
+
+/// A binary refusing its arguments answers without reading the event: with
+/// more than a pipe holds, it has surely exited before the writer is done,
+/// which the writer sees as a closed pipe. Its answer is the answer.
+fn an_answer_given_before_reading_the_input_is_the_answer(dir: &Path) {
+    let event = pre_tool_use("web_fetch", json!({"url": "x".repeat(1 << 20)}));
+    let output = hook(dir, &["--hots", "claude"], &event);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("unknown argument `--hots`"));
 }

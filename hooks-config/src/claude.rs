@@ -59,11 +59,13 @@ use hooks_core::{EventKind, OnError};
 use serde::Deserialize;
 
 use crate::Problems;
+#[cfg(feature = "http")]
 use crate::address::AddressPolicy;
 use crate::claude_matcher::{self, Gate, Matching, Unusable};
 use crate::command::CommandHook;
 use crate::condition::Condition;
 use crate::declared::{Declared, Mode};
+#[cfg(feature = "http")]
 use crate::http::HttpHook;
 use crate::template::JsonTemplate;
 use crate::toml_file::{line_of, parse_event};
@@ -102,12 +104,15 @@ struct Entry {
     #[serde(rename = "onError", alias = "on_error")]
     on_error: Option<String>,
     /// `http` hooks: where to POST the event.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // read to be refused
     url: Option<String>,
     /// `http` hooks: request headers; `$VAR` / `${VAR}` in a value is filled
     /// from the environment for the names in `allowedEnvVars` only.
     #[serde(default)]
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     headers: BTreeMap<String, String>,
     #[serde(rename = "allowedEnvVars", default)]
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     allowed_env_vars: Vec<String>,
     /// `mcp_tool` hooks: the server, the tool, its arguments (`${path}` filled from the event).
     server: Option<String>,
@@ -337,6 +342,9 @@ fn mode(
             prompt: entry.prompt.ok_or("an \"agent\" hook needs its `prompt`")?,
             max_turns: crate::agent::DEFAULT_MAX_TURNS,
         },
+        #[cfg(not(feature = "http"))]
+        "http" => return Err(format!("an \"http\" hook {}", crate::NEEDS_HTTP)),
+        #[cfg(feature = "http")]
         "http" => {
             let url = entry.url.ok_or("an \"http\" hook needs its `url`")?;
             let mut hook = HttpHook::new(&url, AddressPolicy::default())?;
@@ -376,6 +384,7 @@ fn mode(
 
 /// `$VAR` and `${VAR}` in a header value, filled from the environment for
 /// the `allowed` names only (as Claude Code does); any other stays as written.
+#[cfg(feature = "http")]
 fn expand(value: &str, allowed: &[String]) -> String {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
@@ -539,7 +548,7 @@ impl Lines<'_> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "http"))]
 mod expand_tests {
     use super::expand;
 

@@ -14,6 +14,7 @@ use crate::agent::{AgentHook, Verifier};
 use crate::claude_matcher::{Gate, Subject};
 use crate::command::CommandHook;
 use crate::condition::Condition;
+#[cfg(feature = "http")]
 use crate::http::HttpHook;
 use crate::mcp_tool::{McpCaller, McpToolHook};
 use crate::prompt::{Model, PromptHook};
@@ -24,6 +25,7 @@ use crate::transcript::Transcripts;
 /// What runs when the hook does.
 pub(crate) enum Mode {
     Command(CommandHook),
+    #[cfg(feature = "http")]
     Http(HttpHook),
     Prompt {
         model: String,
@@ -78,6 +80,7 @@ const BACKSTOP: Duration = Duration::from_secs(1);
 /// a hook that names one the program did not provide never gets this far.
 pub(crate) enum Runner {
     Command(CommandHook),
+    #[cfg(feature = "http")]
     Http(HttpHook),
     Prompt(PromptHook),
     Agent(AgentHook),
@@ -96,6 +99,7 @@ impl Declared {
     fn run(&self, mode: &Mode, provided: &Provided<'_>) -> Result<Runner, String> {
         Ok(match mode {
             Mode::Command(command) => Runner::Command(command.clone().timeout(self.timeout)),
+            #[cfg(feature = "http")]
             Mode::Http(http) => Runner::Http(http.clone().timeout(self.timeout)),
             Mode::Prompt { model, text } => {
                 let model = provided.models.get(model).ok_or_else(|| {
@@ -201,7 +205,9 @@ impl Runner {
     fn times_itself(&self) -> bool {
         match self {
             Runner::Prompt(_) => false,
-            Runner::Command(_) | Runner::Http(_) | Runner::Agent(_) | Runner::McpTool(_) => true,
+            Runner::Command(_) | Runner::Agent(_) | Runner::McpTool(_) => true,
+            #[cfg(feature = "http")]
+            Runner::Http(_) => true,
             Runner::When(_, runner) | Runner::Transcript(_, runner) => runner.times_itself(),
         }
     }
@@ -216,6 +222,7 @@ impl Runner {
     ) -> Deferred<'a, Verdict> {
         match self {
             Runner::Command(hook) => hook.call_with(ctx, input),
+            #[cfg(feature = "http")]
             Runner::Http(hook) => hook.call_with(ctx, input),
             Runner::Prompt(hook) => hook.call_with(ctx, input),
             Runner::Agent(hook) => hook.call_with(ctx, input),

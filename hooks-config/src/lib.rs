@@ -22,7 +22,9 @@
 //! `[audit_log]`, `[approval]`) become that builder's state. Applying is all
 //! or nothing. This crate forces no standard hook on a program: its features
 //! of the same names (or `full`) turn hooks-std's on, and a table for a hook
-//! the program is built without is refused, naming the feature.
+//! the program is built without is refused, naming the feature. So are `http`
+//! hooks and `[approval_webhook]` without the `http` feature, which brings the
+//! HTTP client (reqwest, rustls).
 //!
 //! Hooks speak the Claude Code hook protocol ([`protocol`]): the event as JSON
 //! (on stdin, or as the POST body), and an answer by exit code and JSON
@@ -45,6 +47,7 @@ mod command;
 mod condition;
 mod containment;
 mod declared;
+#[cfg(feature = "http")]
 mod http;
 mod mcp_tool;
 mod prompt;
@@ -61,7 +64,7 @@ mod toml_file;
 mod tools;
 mod transcript;
 mod upstream;
-#[cfg(feature = "approval")]
+#[cfg(all(feature = "approval", feature = "http"))]
 mod webhook;
 
 use std::collections::HashMap;
@@ -74,14 +77,21 @@ use hooks_core::HooksBuilder;
 pub use address::AddressPolicy;
 pub use agent::{AgentHook, AgentStep, DEFAULT_MAX_TURNS, Turn, Verifier};
 pub use command::{CommandHook, DEFAULT_MAX_OUTPUT};
+#[cfg(feature = "http")]
 pub use http::{HttpHook, MAX_BODY};
 pub use mcp_tool::{McpCaller, McpToolHook};
 pub use prompt::{Model, PromptHook};
 pub use upstream::{DEFAULT_UPSTREAM_TIMEOUT, Upstream};
-#[cfg(feature = "approval")]
+#[cfg(all(feature = "approval", feature = "http"))]
 pub use webhook::{WebhookChannel, WebhookStyle};
 
 use declared::{Declared, Provided, Runner};
+
+/// Why an `http` hook or `[approval_webhook]` is refused in a build without an HTTP client.
+#[cfg(not(feature = "http"))]
+const NEEDS_HTTP: &str = "needs hooks-config's `http` feature (an HTTP client: reqwest, \
+    rustls): turn it on in Cargo.toml, as in \
+    `hooks-config = { version = \"0.1\", features = [\"http\"] }`";
 use session_env::SessionEnv;
 use standard::StdSettings;
 use transcript::Transcripts;

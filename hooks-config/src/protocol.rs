@@ -579,7 +579,8 @@ runs_with_input!(
     crate::agent::AgentHook,
     crate::command::CommandHook,
     crate::declared::Runner,
-    crate::http::HttpHook,
     crate::mcp_tool::McpToolHook,
     crate::prompt::PromptHook,
 );
+#[cfg(feature = "http")]
+runs_with_input!(crate::http::HttpHook);

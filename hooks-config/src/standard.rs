@@ -51,7 +51,7 @@ pub(crate) struct StdSettings {
     /// `approval_channel = "terminal"`, and its line.
     pub(crate) terminal_approvals: Option<u32>,
     /// `[approval_webhook]`: the channel announcing new requests, and its line.
-    #[cfg(feature = "approval")]
+    #[cfg(all(feature = "approval", feature = "http"))]
     pub(crate) webhook: Option<(u32, crate::webhook::WebhookChannel)>,
     /// `[redact]`: the dispatcher's redactor.
     pub(crate) redact: Option<crate::redact::RedactSettings>,
@@ -87,7 +87,7 @@ impl StdSettings {
             ("approval", "approval", self.approval.as_ref().map(|t| t.0)),
             ("redact", "redact", self.redact.as_ref().map(|t| t.line)),
         ];
-        #[cfg(feature = "approval")]
+        #[cfg(all(feature = "approval", feature = "http"))]
         if let Some((line, _)) = &self.webhook {
             if self.approval.is_none() {
                 problems.push(
@@ -142,12 +142,18 @@ impl StdSettings {
             feature = "audit-log",
             feature = "approval"
         )),
-        allow(
-            clippy::unnecessary_wraps,
-            clippy::unused_self,
-            unused_mut,
-            unused_variables
-        )
+        allow(clippy::unnecessary_wraps, clippy::unused_self, unused_variables)
+    )]
+    // Each store is pushed to only by the hooks built in.
+    #[cfg_attr(
+        not(all(
+            feature = "read-only",
+            feature = "truncate",
+            feature = "rate-limit",
+            feature = "audit-log",
+            feature = "approval"
+        )),
+        allow(unused_mut)
     )]
     // Every table in order, its checks then its files: one place to see that
     // nothing is opened until everything checked out.
@@ -279,7 +285,12 @@ impl StdSettings {
             }
             match ApprovalGate::open(&table) {
                 Ok(gate) => {
-                    let gate = if let Some((_, webhook)) = self.webhook {
+                    #[cfg(feature = "http")]
+                    let webhook = self.webhook.map(|(_, webhook)| webhook);
+                    // Refused at load without the HTTP client.
+                    #[cfg(not(feature = "http"))]
+                    let webhook: Option<CliChannel> = None;
+                    let gate = if let Some(webhook) = webhook {
                         gate.channel(webhook)
                     } else if self.terminal_approvals.is_some() {
                         let who = std::env::var("USER").unwrap_or_else(|_| "terminal".to_owned());

@@ -57,7 +57,8 @@
 //! verifiers and servers are named (`"default"` unless said); one the program
 //! did not provide is refused when the file is applied, naming it. Prompt and
 //! agent answers are hook JSON or Claude Code's `{"ok": true}` /
-//! `{"ok": false, "reason": "..."}`.
+//! `{"ok": false, "reason": "..."}`. `http` hooks and `[approval_webhook]` need
+//! the crate's `http` feature; without it the file is refused, naming it.
 //!
 //! # Variables
 //!
@@ -110,6 +111,7 @@ use crate::address::AddressPolicy;
 use crate::command::CommandHook;
 use crate::condition::Condition;
 use crate::declared::{Declared, Mode};
+#[cfg(feature = "http")]
 use crate::http::HttpHook;
 use crate::standard::{
     ApprovalTable, AuditTable, RateLimitTable, ReadOnlyTable, StdSettings, TruncateTable,
@@ -148,7 +150,10 @@ struct File {
 
 /// `[approval_webhook]`: where new approval requests are announced.
 #[derive(Deserialize)]
-#[cfg_attr(not(feature = "approval"), allow(dead_code))] // read to be refused
+#[cfg_attr(
+    not(all(feature = "approval", feature = "http")),
+    allow(dead_code) // read to be refused
+)]
 #[serde(deny_unknown_fields)]
 struct WebhookTable {
     url: String,
@@ -201,6 +206,7 @@ enum CommandLine {
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))] // read to be refused
 #[serde(deny_unknown_fields)]
 struct HttpEntry {
     url: String,
@@ -271,7 +277,7 @@ fn http_policy(
 
 /// The webhook channel `[approval_webhook]` describes, reaching only the
 /// addresses `[http] allow` opens.
-#[cfg(feature = "approval")]
+#[cfg(all(feature = "approval", feature = "http"))]
 fn webhook(
     file: &str,
     text: &str,
@@ -305,6 +311,24 @@ fn webhook(
             None
         }
     }
+}
+
+/// Refuses `[approval_webhook]` in a program built without what it needs.
+#[cfg(not(all(feature = "approval", feature = "http")))]
+fn refuse_webhook(
+    file: &str,
+    text: &str,
+    table: Option<&Spanned<WebhookTable>>,
+    problems: &mut Problems,
+) {
+    let Some(table) = table else { return };
+    #[cfg(not(feature = "approval"))]
+    let why =
+        "`[approval_webhook]` needs the approval gate: turn on hooks-config's `approval` feature"
+            .to_owned();
+    #[cfg(all(feature = "approval", not(feature = "http")))]
+    let why = format!("`[approval_webhook]` {}", crate::NEEDS_HTTP);
+    problems.push(file, line_of(text, table.span().start), None, why);
 }
 
 /// `approval_channel = "terminal"`: its line (`"cli"`, the default, is `None`).
@@ -406,20 +430,13 @@ pub(crate) fn parse(file: &Arc<str>, text: &str, problems: &mut Problems) -> Par
         redact: parsed
             .redact
             .map(|table| crate::redact::RedactSettings::new(text, table)),
-        #[cfg(feature = "approval")]
+        #[cfg(all(feature = "approval", feature = "http"))]
         webhook: parsed
             .approval_webhook
             .and_then(|table| webhook(file, text, table, &policy, problems)),
     };
-    #[cfg(not(feature = "approval"))]
-    if let Some(table) = &parsed.approval_webhook {
-        problems.push(
-            file,
-            at(table.span()),
-            None,
-            "`[approval_webhook]` needs the approval gate: turn on hooks-config's `approval` feature",
-        );
-    }
+    #[cfg(not(all(feature = "approval", feature = "http")))]
+    refuse_webhook(file, text, parsed.approval_webhook.as_ref(), problems);
     settings.check(file, problems);
     let transcript_dir = parsed.transcript_dir.and_then(|dir| {
         if dir.get_ref().as_os_str().is_empty() {
@@ -582,6 +599,31 @@ fn declare(
     }
 }
 
+/// An `http = { .. }` hook.
+#[cfg(feature = "http")]
+fn http_mode(http: HttpEntry, policy: &AddressPolicy) -> Result<Mode, String> {
+    let hook =
+        HttpHook::new(&http.url, policy.clone()).map_err(|error| format!("`http`: {error}"))?;
+    let hook = http.headers.iter().try_fold(
+        hook.fire_and_forget(http.fire_and_forget),
+        |hook, (name, value)| hook.header(name, value),
+    );
+    let hook = match http.payload_template {
+        Some(template) => hook
+            .and_then(|hook| hook.payload_template(json_template(template, "payload_template")?)),
+        None => hook,
+    };
+    Ok(Mode::Http(
+        hook.map_err(|error| format!("`http`: {error}"))?,
+    ))
+}
+
+/// An `http = { .. }` hook, in a build without an HTTP client: refused.
+#[cfg(not(feature = "http"))]
+fn http_mode(_http: HttpEntry, _policy: &AddressPolicy) -> Result<Mode, String> {
+    Err(format!("an `http` hook {}", crate::NEEDS_HTTP))
+}
+
 /// What the hook runs: exactly one of a command, an HTTP endpoint, a prompt,
 /// an agent or an MCP tool.
 fn mode(entry: &mut HookEntry, policy: &AddressPolicy) -> Result<Mode, String> {
@@ -620,21 +662,7 @@ fn mode(entry: &mut HookEntry, policy: &AddressPolicy) -> Result<Mode, String> {
         };
     }
     if let Some(http) = entry.http.take() {
-        let hook =
-            HttpHook::new(&http.url, policy.clone()).map_err(|error| format!("`http`: {error}"))?;
-        let hook = http.headers.iter().try_fold(
-            hook.fire_and_forget(http.fire_and_forget),
-            |hook, (name, value)| hook.header(name, value),
-        );
-        let hook = match http.payload_template {
-            Some(template) => hook.and_then(|hook| {
-                hook.payload_template(json_template(template, "payload_template")?)
-            }),
-            None => hook,
-        };
-        return Ok(Mode::Http(
-            hook.map_err(|error| format!("`http`: {error}"))?,
-        ));
+        return http_mode(http, policy);
     }
     if let Some(prompt) = entry.prompt.take() {
         return Ok(Mode::Prompt {

@@ -81,11 +81,12 @@ macro_rules! event_kind {
 
             /// What happens when a hook on this event fails and says nothing else.
             ///
-            /// Guards fail closed: a failing `UserPromptSubmit` or `PreToolUse`
-            /// hook denies. `Stop` fails *open* (the agent stops): denying a
-            /// stop keeps the agent running, and a hook that keeps failing
-            /// would keep it running for ever. Hooks that cannot block fail
-            /// open, with a warning.
+            /// Guards fail closed: a failing `UserPromptSubmit`,
+            /// `PostModelResponse`, `PreToolUse` or `SubagentStart` hook
+            /// denies. `Stop` and `SubagentStop` fail *open* (the agent
+            /// stops): denying a stop keeps the agent running, and a hook that
+            /// keeps failing would keep it running for ever. Hooks that cannot
+            /// block fail open, with a warning.
             pub const fn default_on_error(self) -> OnError {
                 match self {
                     $(EventKind::$kind => if $closed { OnError::Deny } else { OnError::Continue },)*

@@ -36,8 +36,13 @@
 //! | session start | [`#[session_start]`](macro@session_start) | [`SessionStart`] | no | — | yes |
 //! | prompt submitted | [`#[user_prompt_submit]`](macro@user_prompt_submit) | [`UserPromptSubmit`] | yes | the prompt | yes |
 //! | model request | [`#[pre_model_request]`](macro@pre_model_request) | [`PreModelRequest`] | no | tools offered, parameters | yes |
+//! | model answered | [`#[post_model_response]`](macro@post_model_response) | [`PostModelResponse`] | yes (discard the reply) | text, requested tool calls | yes |
 //! | before a tool | [`#[pre_tool_use]`](macro@pre_tool_use) | [`PreToolUse`] | yes (deny, or ask a person) | arguments | yes |
 //! | after a tool | [`#[post_tool_use]`](macro@post_tool_use) | [`PostToolUse`] | no | result | yes |
+//! | a tool failed | [`#[post_tool_use_failure]`](macro@post_tool_use_failure) | [`PostToolUseFailure`] | no | the error | yes |
+//! | sub-agent spawned | [`#[subagent_start]`](macro@subagent_start) | [`SubagentStart`] | yes (refuse to spawn) | — | yes |
+//! | sub-agent stops | [`#[subagent_stop]`](macro@subagent_stop) | [`SubagentStop`] | yes (keep going) | — | yes |
+//! | before compaction | [`#[pre_compact]`](macro@pre_compact) | [`PreCompact`] | no | — | yes |
 //! | stop | [`#[stop]`](macro@stop) | [`Stop`] | yes (keep going) | — | yes |
 //! | session end | [`#[session_end]`](macro@session_end) | [`SessionEnd`] | no | — | no |
 //!
@@ -52,9 +57,10 @@
 //!   [`Approver`], and no answer by the timeout (or no approver) denies.
 //! - **Chaining**: rewrites are seen by every later hook and by the tool.
 //! - **Injection**: concatenated in order within a byte budget (10 KiB); cuts are reported.
-//! - **Failure**: panics, `Err`s and timeouts never escape. `UserPromptSubmit`
-//!   and `PreToolUse` fail closed; other events fail open with a warning;
-//!   `on_error` overrides.
+//! - **Failure**: panics, `Err`s and timeouts never escape. `UserPromptSubmit`,
+//!   `PostModelResponse`, `PreToolUse` and `SubagentStart` fail closed; other
+//!   events fail open with a warning; `on_error` overrides (`"deny"` on
+//!   `PostToolUse` withholds the result).
 //! - **Cost**: sync hooks dispatch without allocating; a [`ToolHandle`] runs
 //!   only the hooks that can match its tool.
 //! - **State**: a hook reads values given to its dispatcher by taking `&T`
@@ -103,7 +109,9 @@ pub use catalog::{ArgFact, ArgRole, Fact, Source, ToolCatalog, ToolFacts, Unknow
 pub use context::{CompactTrigger, Injection, RequestedCall, Role, ToolCall, ToolError};
 pub use dispatch::{RunError, ToolHandle, ToolRun};
 pub use event::{EventKind, OnError};
-pub use matcher::{Matcher, NotAllowed, PatternError, ShellAllowList};
+pub use matcher::{Matcher, PatternError};
+#[cfg(feature = "shell")]
+pub use matcher::{NotAllowed, ShellAllowList};
 pub use name::HookName;
 pub use registry::{
     AfterToolUse, BuildError, BuildProblem, DEFAULT_STOP_DENIAL_CAP, Description, Event, Hook,

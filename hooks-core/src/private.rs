@@ -27,6 +27,43 @@ hooks_events::for_each_event!(contexts);
 use crate::registry::state::{Shared, StateValue};
 use crate::verdict::Decision;
 
+/// Why a subject pattern is refused without the `shell` feature: at run time
+/// ([`Matcher::parse`](crate::Matcher::parse)) and, through
+/// [`subject_pattern!`], at compile time.
+pub const NEEDS_SHELL: &str = crate::__hooks_core_needs_shell!();
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __hooks_core_needs_shell {
+    () => {
+        "a subject pattern (`Tool(glob)`, as in `Bash(git push*)`) needs hooks-core's `shell` \
+         feature, which reads a `command` subject as bash: turn it on in Cargo.toml, as in \
+         `hooks-core = { version = \"0.1\", features = [\"shell\"] }`"
+    };
+}
+
+/// Generated for a `matches` pattern with a subject. The macro cannot see
+/// hooks-core's features; this can, and refuses the pattern without `shell`
+/// (spanned on the pattern), so no hook compiles that would read a command as
+/// plain text.
+#[cfg(feature = "shell")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __hooks_core_subject_pattern {
+    ($pattern:literal) => {};
+}
+
+#[cfg(not(feature = "shell"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __hooks_core_subject_pattern {
+    ($pattern:literal) => {
+        ::core::compile_error!($crate::__hooks_core_needs_shell!());
+    };
+}
+
+pub use crate::__hooks_core_subject_pattern as subject_pattern;
+
 /// Proves that a hook's parameter is its event's context. Generated code
 /// calls [`context`], spanned on the user's type, so a mismatch is one error
 /// pointing at the parameter.

@@ -5,7 +5,7 @@
 mod support;
 
 use hooks_core::{Decision, Matcher, ShellAllowList, ToolCall, json};
-use hooks_pattern::{collapse_whitespace, glob_matches_words};
+use hooks_events::pattern::{collapse_whitespace, glob_matches_words};
 use support::Bash;
 
 const GLOBS: &[&str] = &[

@@ -8,7 +8,7 @@ mod support;
 use std::cell::Cell;
 
 use hooks_core::{Matcher, ShellAllowList, ToolCall, json};
-use hooks_pattern::{collapse_whitespace, glob_matches_words};
+use hooks_events::pattern::{collapse_whitespace, glob_matches_words};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 use support::Bash;

@@ -1,4 +1,5 @@
-//! The events of `hooks-core`, listed once.
+//! What the attribute macros and the runtime of `hooks-core` share: the
+//! events, listed once, and the tool-matcher pattern language ([`pattern`]).
 //!
 //! `hooks-core` generates its event kinds, link-time slices, dispatch tables,
 //! capability rules and macro re-exports from this table, and `hooks-macros`
@@ -31,7 +32,7 @@
 //! - `what`: one line for the event kind's docs;
 //! - `doc`, `example`: the attribute macro's docs and a runnable example.
 
-#![no_std]
+pub mod pattern;
 
 /// Calls `$callback! { .. }` with every event, in lifecycle order.
 #[macro_export]

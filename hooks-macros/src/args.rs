@@ -147,7 +147,7 @@ fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
 /// The argument a misspelled key most likely meant.
 fn suggest(key: &str) -> Option<&'static str> {
     KEYS.iter()
-        .map(|known| (hooks_pattern::edit_distance(key, known), *known))
+        .map(|known| (hooks_events::pattern::edit_distance(key, known), *known))
         .filter(|(distance, _)| *distance <= 2)
         .min()
         .map(|(_, known)| known)

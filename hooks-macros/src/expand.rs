@@ -58,7 +58,7 @@ fn check_args(event: Event, args: &Args, sig: &Signature, errors: &mut Errors) {
                 event.attr()
             ),
         )),
-        Some(matches) => match hooks_pattern::parse(&matches.value.value()) {
+        Some(matches) => match hooks_events::pattern::parse(&matches.value.value()) {
             Ok(_) => {}
             Err(error) => errors.push(syn::Error::new(
                 matches.value.span(),
@@ -146,6 +146,7 @@ fn registration(
         |matches| matches.value.clone(),
     );
     let line = quote_spanned!(function.span()=> ::core::line!());
+    let subject = subject_check(args);
     let more = more(args, signature);
     let (run, wrapper) = match direct(args, sig, signature) {
         Some(run) => (run, quote!()),
@@ -190,8 +191,25 @@ fn registration(
                 };
             }
             #wrapper
+            #subject
         };
     }
+}
+
+/// A pattern with a subject (`Bash(git push*)`) needs hooks-core's `shell`
+/// feature, which this crate cannot see: hooks-core's own macro refuses it
+/// there, spanned on the pattern.
+fn subject_check(args: &Args) -> TokenStream {
+    let Some(matches) = &args.matches else {
+        return quote!();
+    };
+    let has_subject = hooks_events::pattern::parse(&matches.value.value())
+        .is_ok_and(|alternatives| alternatives.iter().any(|a| a.subject.is_some()));
+    if !has_subject {
+        return quote!();
+    }
+    let pattern = &matches.value;
+    quote_spanned!(pattern.span()=> __h::subject_pattern!(#pattern);)
 }
 
 /// The user's own function, when its shape is one the dispatcher calls

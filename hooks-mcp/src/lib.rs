@@ -33,6 +33,13 @@
 //! with an `[[upstream]]` named `guard`); the `hooks-mcp` binary does so
 //! for every upstream it starts.
 //!
+//! The crate's features are the standard hooks it is built with (`full`, the
+//! default: every one): `read-only`, `truncate`, `rate-limit`, `audit-log`,
+//! `approval`, `redis` and `postgres` pass through to hooks-config's of the
+//! same names; a config table for a hook built without is refused, naming
+//! the feature. A config file's `http` hooks are always available: the
+//! gateway carries an HTTP client for its upstreams anyway.
+//!
 //! A crashed or hanging upstream gives tool errors naming it; the gateway
 //! keeps serving. Its stdout carries only protocol messages (logs go to
 //! stderr).

@@ -4,9 +4,10 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
+use std::thread;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -28,6 +29,7 @@ fn malformed_client_messages_get_json_rpc_errors_and_stdout_carries_only_protoco
         .spawn()
         .unwrap();
     let mut stdin = gateway.stdin.take().unwrap();
+    let stderr = drain(gateway.stderr.take().unwrap());
     let lines = [
         "this is not json".to_owned(),
         String::new(),
@@ -45,20 +47,17 @@ fn malformed_client_messages_get_json_rpc_errors_and_stdout_carries_only_protoco
                "params": {"name": "get_current_time", "arguments": {"timezone": "UTC"}}})
         .to_string(),
     ];
-    for line in &lines {
-        writeln!(stdin, "{line}").unwrap();
+    if let Err(error) = lines.iter().try_for_each(|line| writeln!(stdin, "{line}")) {
+        // A closed pipe: the gateway is gone, and its stderr says why.
+        let status = gateway.wait().unwrap();
+        panic!(
+            "the gateway stopped reading ({error}; {status}): {}",
+            stderr.join().unwrap()
+        );
     }
 
     // Read until every request has its answer (or time runs out).
-    let stdout = BufReader::new(gateway.stdout.take().unwrap());
-    let (sent, received) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in stdout.lines() {
-            if sent.send(line.unwrap()).is_err() {
-                break;
-            }
-        }
-    });
+    let received = lines_of(gateway.stdout.take().unwrap());
     let mut answers: Vec<Value> = Vec::new();
     while answers.len() < 6 {
         let line = received
@@ -72,8 +71,7 @@ fn malformed_client_messages_get_json_rpc_errors_and_stdout_carries_only_protoco
     }
     drop(stdin);
     let status = gateway.wait().unwrap();
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(&mut gateway.stderr.take().unwrap(), &mut stderr).unwrap();
+    let stderr = stderr.join().unwrap();
     assert!(
         status.success(),
         "the gateway exits cleanly when the client hangs up: {stderr}"
@@ -116,4 +114,27 @@ fn malformed_client_messages_get_json_rpc_errors_and_stdout_carries_only_protoco
             .unwrap()
             .contains("\"timezone\": \"UTC\"")
     );
+}
+
+/// Each line `stream` prints, as it comes.
+fn lines_of(stream: impl Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (sent, received) = mpsc::channel();
+    thread::spawn(move || {
+        for line in BufReader::new(stream).lines() {
+            if sent.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    received
+}
+
+/// Reads `stream` to its end as it comes, on a thread of its own: debug logs
+/// left in the pipe could fill it and stall the gateway.
+fn drain(mut stream: impl Read + Send + 'static) -> thread::JoinHandle<String> {
+    thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stream.read_to_string(&mut text);
+        text
+    })
 }

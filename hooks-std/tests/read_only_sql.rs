@@ -918,17 +918,21 @@ async fn generated_texts_hide_no_write() {
             .collect();
 
     let mut failures = Vec::new();
-    let mut allowed = 0;
+    // What the guard let through in each setting, and of that, what ran
+    // without an error on PostgreSQL and on SQLite: none would make the
+    // test vacuous (a guard that denies everything passes it).
+    let mut allowed = vec![0_usize; guards.len()];
+    let (mut ran_on_pg, mut ran_on_sqlite) = (0_usize, 0_usize);
     for _ in 0..cases {
         let sql = generator.text();
-        for (setting, guard) in &guards {
+        for (index, (setting, guard)) in guards.iter().enumerate() {
             if judge(guard, &sql).is_err() {
                 continue;
             }
-            allowed += 1;
+            allowed[index] += 1;
             let runs_on = databases(*setting);
             if runs_on.contains(&Database::Postgres) {
-                let _ = pg_run(&pg, &sql).await;
+                ran_on_pg += usize::from(pg_run(&pg, &sql).await.is_ok());
                 let _ = pg.connection.client.batch_execute("ROLLBACK").await;
                 if text(&pg.connection, orders_pg).await.unwrap() != pg_orders {
                     failures.push(format!(
@@ -939,7 +943,7 @@ async fn generated_texts_hide_no_write() {
                 }
             }
             if runs_on.contains(&Database::Sqlite) {
-                let _ = sqlite.run(&sql);
+                ran_on_sqlite += usize::from(sqlite.run(&sql).is_ok());
                 let _ = sqlite.run("ROLLBACK");
                 if sqlite_orders(&sqlite) != sqlite_baseline {
                     failures.push(format!("{sql:?} (allowed as {setting:?}) wrote on SQLite"));
@@ -950,6 +954,21 @@ async fn generated_texts_hide_no_write() {
             }
         }
     }
-    println!("{cases} generated texts; {allowed} guard decisions let one through, all harmless");
+    println!(
+        "{cases} generated texts; let through in each setting (none, postgres, sqlite, generic): \
+         {allowed:?}, all harmless; of those, {ran_on_pg} ran on PostgreSQL and \
+         {ran_on_sqlite} on SQLite without an error"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    for ((setting, _), allowed) in guards.iter().zip(&allowed) {
+        assert!(
+            *allowed > 0,
+            "the guard set to {setting:?} let none of {cases} texts through: nothing was tested"
+        );
+    }
+    assert!(
+        ran_on_pg > 0 && ran_on_sqlite > 0,
+        "no text the guard let through ran on PostgreSQL ({ran_on_pg}) or SQLite \
+         ({ran_on_sqlite}): no read was compared with the data"
+    );
 }

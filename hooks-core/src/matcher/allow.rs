@@ -5,7 +5,7 @@ use std::error::Error;
 use std::fmt;
 use std::sync::Arc;
 
-use hooks_pattern::collapse_whitespace;
+use hooks_events::pattern::collapse_whitespace;
 
 use super::ToolCall;
 use super::command::{Word, written};

@@ -3,7 +3,7 @@
 //! hands to a shell. Shared by plain commands, matched where they lie, and
 //! parsed ones.
 
-use hooks_pattern::glob_matches_words;
+use hooks_events::pattern::glob_matches_words;
 use smallvec::SmallVec;
 
 use super::hidden::{self, Unseen};

@@ -2,19 +2,30 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
-pub use hooks_pattern::PatternError;
-use hooks_pattern::{NameGlob, collapse_whitespace, glob_matches};
+pub use hooks_events::pattern::PatternError;
+#[cfg(feature = "shell")]
+use hooks_events::pattern::collapse_whitespace;
+use hooks_events::pattern::{NameGlob, glob_matches};
 
 use serde_json::Value;
 
+// The shell reader: a `command` subject read as bash reads it.
+#[cfg(feature = "shell")]
 mod allow;
+#[cfg(feature = "shell")]
 mod command;
+#[cfg(feature = "shell")]
 mod hidden;
+#[cfg(feature = "shell")]
 mod options;
+#[cfg(feature = "shell")]
 mod shell;
+#[cfg(feature = "shell")]
 mod word;
+#[cfg(feature = "shell")]
 mod wrapper;
 
+#[cfg(feature = "shell")]
 pub use allow::{NotAllowed, ShellAllowList};
 
 /// Which tool calls a hook applies to, from a `matches = "..."` pattern.
@@ -27,7 +38,13 @@ pub use allow::{NotAllowed, ShellAllowList};
 ///
 /// Attribute hooks have their pattern checked while the macro expands (a bad
 /// one is a compile error on the string) and compiled once per dispatcher;
-/// hooks added at run time parse it here:
+/// hooks added at run time parse it here.
+///
+/// Subject patterns need the **`shell` feature**, which reads a `command`
+/// subject as bash (below). Without it, a subject pattern is refused: a
+/// compile error on an attribute hook's `matches`, an error from
+/// [`Matcher::parse`] (a [`BuildProblem`](crate::BuildProblem) for a hook
+/// added at run time), never a pattern that reads commands as plain text.
 ///
 /// ```
 /// use hooks_core::{Matcher, ToolCall, json};
@@ -99,7 +116,7 @@ pub use allow::{NotAllowed, ShellAllowList};
 /// `make`, `python -c`, `ssh host …`), script files (`bash x.sh`), what an earlier
 /// call wrote, and options spelled another way (`-f` for `--force`). Patterns
 /// match words, not meaning: a guard that must hold denies by default, or reads
-/// the options itself. To let commands through, use a [`ShellAllowList`],
+/// the options itself. To let commands through, use a `ShellAllowList`,
 /// which refuses whatever this matches as "anything".
 ///
 /// Other subjects (`file_path`, `path`, `url`) are matched as written.
@@ -127,6 +144,7 @@ struct SubjectGlob {
     /// As written: for paths and URLs.
     written: Box<str>,
     /// One space between words: for shell commands.
+    #[cfg(feature = "shell")]
     words: Box<str>,
 }
 
@@ -142,11 +160,20 @@ impl Matcher {
     }
 
     fn compile(source: Cow<'static, str>) -> Result<Self, PatternError> {
-        let alternatives = hooks_pattern::parse(&source)?
+        let alternatives = hooks_events::pattern::parse(&source)?;
+        #[cfg(not(feature = "shell"))]
+        if alternatives
+            .iter()
+            .any(|alternative| alternative.subject.is_some())
+        {
+            return Err(needs_shell(&source));
+        }
+        let alternatives = alternatives
             .into_iter()
             .map(|alternative| Alternative {
                 tool: alternative.tool.map(String::into_boxed_str),
                 subject: alternative.subject.map(|glob| SubjectGlob {
+                    #[cfg(feature = "shell")]
                     words: collapse_whitespace(&glob).into_boxed_str(),
                     written: glob.into_boxed_str(),
                 }),
@@ -188,6 +215,20 @@ impl Matcher {
     }
 }
 
+/// Why a subject pattern is refused without the shell reader: a `command`
+/// subject matched as plain text would miss `cd x && git push`.
+#[cfg(not(feature = "shell"))]
+fn needs_shell(pattern: &str) -> PatternError {
+    // The first alternative with a subject: no `(` comes before its own.
+    let open = pattern.find('(').unwrap_or(0);
+    let close = pattern[open..]
+        .find(')')
+        .map_or(pattern.len(), |at| open + at + 1);
+    let start = pattern[..open].rfind('|').map_or(0, |bar| bar + 1);
+    let start = start + (pattern[start..open].len() - pattern[start..open].trim_start().len());
+    PatternError::new(crate::__private::NEEDS_SHELL, start..close)
+}
+
 /// What a tool's name alone says about a matcher.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Relevance {
@@ -203,6 +244,7 @@ fn any_matches(alternatives: &[Alternative], call: ToolCall<'_>) -> bool {
     // The subject is looked up at most once, and a command parsed at most
     // once, however many alternatives need them.
     let mut subject = None;
+    #[cfg(feature = "shell")]
     let mut command = shell::Command::default();
     alternatives.iter().any(|alternative| {
         if !alternative.tool.matches(call.tool()) {
@@ -214,6 +256,7 @@ fn any_matches(alternatives: &[Alternative], call: ToolCall<'_>) -> bool {
         match *subject.get_or_insert_with(|| call.keyed_subject()) {
             None => false,
             // Reading the shell only adds matches to the plain glob's.
+            #[cfg(feature = "shell")]
             Some((ToolCall::COMMAND_KEY, text)) => {
                 glob_matches(&glob.written, text) || command.matches(&glob.words, text)
             }

@@ -10,7 +10,7 @@ use brush_parser::ast::{
 };
 use brush_parser::word::{self, WordPiece, WordPieceWithSource};
 use brush_parser::{Parser, ParserOptions, ast};
-use hooks_pattern::glob_matches_words;
+use hooks_events::pattern::glob_matches_words;
 
 use super::command::{self, Part, Word, written};
 use super::hidden::{self, Unseen};

@@ -692,7 +692,7 @@ fn closest_tool(pattern: &str, tools: &[String]) -> Option<String> {
         .flat_map(|written| {
             tools.iter().map(move |tool| {
                 (
-                    hooks_pattern::edit_distance(written, tool),
+                    hooks_events::pattern::edit_distance(written, tool),
                     written.len(),
                     tool,
                 )

@@ -3,6 +3,7 @@ use std::time::Duration;
 
 use super::printable::printable;
 use super::refusal::Refusal;
+#[cfg(feature = "shell")]
 use crate::matcher::NotAllowed;
 
 /// What a hook on a blocking event decides.
@@ -61,6 +62,7 @@ impl Decision {
 }
 
 /// A command an allow-list refused is denied, with its reason.
+#[cfg(feature = "shell")]
 impl From<NotAllowed> for Decision {
     fn from(refusal: NotAllowed) -> Self {
         Decision::deny(refusal.to_string())
@@ -69,6 +71,7 @@ impl From<NotAllowed> for Decision {
 
 /// What a [`ShellAllowList`](crate::ShellAllowList) found: `Continue` when it
 /// allows the command, `Deny` saying what it does not allow.
+#[cfg(feature = "shell")]
 impl From<Result<(), NotAllowed>> for Decision {
     fn from(allowed: Result<(), NotAllowed>) -> Self {
         allowed.map_or_else(Decision::from, |()| Decision::Continue)

@@ -14,7 +14,8 @@ pub type Verdict = Result<Decision, HookError>;
 /// A type a hook on event `E` may return.
 ///
 /// - `()` on every event;
-/// - [`Decision`] on events that may block: `UserPromptSubmit`, `PreToolUse`, `Stop`;
+/// - [`Decision`] on events that may block: `UserPromptSubmit`,
+///   `PostModelResponse`, `PreToolUse`, `SubagentStart`, `SubagentStop`, `Stop`;
 /// - `Result<T, E>` of those, where `E: Display`: an `Err` is a hook failure,
 ///   handled by the hook's `on_error` policy;
 /// - [`Deferred`] of those, from a plain `fn`: an answer now, or a future of it.

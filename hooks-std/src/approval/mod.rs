@@ -4,7 +4,7 @@
 //! Two halves. The hook `approval::gate` decides whether a call needs a
 //! person — its tool matches [`Approvals::tools`], or the session's metadata
 //! (`requires_confirmation`: `true`, or a list of patterns) flags it — and if
-//! so returns [`Decision::Ask`](hooks_core::Decision::Ask). What it flags is
+//! so returns [`Decision::Ask`]. What it flags is
 //! an [`ApprovalPolicy`], state of the dispatcher. The core then asks the
 //! [`ApprovalGate`], the [`Approver`](hooks_core::Approver) you give the
 //! builder, which owns the state machine over an [`ApprovalStore`]

@@ -59,6 +59,7 @@ enum Command {
 }
 
 /// `serve`'s options.
+#[cfg_attr(not(feature = "console"), allow(dead_code))] // read, then refused: no console
 struct Serve {
     bind: String,
     token_file: Option<PathBuf>,

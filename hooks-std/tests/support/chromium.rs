@@ -22,6 +22,9 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
+/// How long the browser may take to answer one call, or to load a page.
+const PATIENCE: Duration = Duration::from_secs(60);
+
 /// A browser with one page, attached.
 pub(crate) struct Chromium {
     child: Child,
@@ -29,6 +32,8 @@ pub(crate) struct Chromium {
     socket: WebSocketStream<MaybeTlsStream<TcpStream>>,
     session: String,
     next: u64,
+    /// Events that arrived while a call waited for its reply, oldest first.
+    events: Vec<Value>,
 }
 
 impl Chromium {
@@ -84,6 +89,7 @@ impl Chromium {
             socket,
             session: String::new(),
             next: 0,
+            events: Vec::new(),
         };
         let target = browser
             .browser_call("Target.createTarget", json!({"url": "about:blank"}))
@@ -99,10 +105,19 @@ impl Chromium {
             .as_str()
             .unwrap()
             .clone_into(&mut browser.session);
+        // Page events: `navigate` waits for the page it asked for to load.
+        browser.call("Page.enable", json!({})).await;
         browser
     }
 
-    async fn send(&mut self, method: &str, params: Value, session: Option<String>) -> Value {
+    /// Sends a call and waits for its reply: the result, or the error the
+    /// browser answered with.
+    async fn send(
+        &mut self,
+        method: &str,
+        params: Value,
+        session: Option<String>,
+    ) -> Result<Value, Value> {
         self.next += 1;
         let id = self.next;
         let mut message = json!({"id": id, "method": method, "params": params});
@@ -113,36 +128,79 @@ impl Chromium {
             .send(Message::text(message.to_string()))
             .await
             .unwrap();
-        // Events arrive in between; only the reply to this call matters.
         loop {
-            let message = tokio::time::timeout(Duration::from_secs(30), self.socket.next())
+            let message = self.receive(method).await;
+            if message["id"] == json!(id) {
+                return match message.get("error") {
+                    Some(error) => Err(error.clone()),
+                    None => Ok(message["result"].clone()),
+                };
+            }
+            if message.get("method").is_some() {
+                self.events.push(message);
+            }
+        }
+    }
+
+    /// The next message from the browser, within [`PATIENCE`].
+    async fn receive(&mut self, awaiting: &str) -> Value {
+        loop {
+            let message = tokio::time::timeout(PATIENCE, self.socket.next())
                 .await
-                .unwrap_or_else(|_| panic!("chromium did not answer `{method}`"))
+                .unwrap_or_else(|_| panic!("chromium did not answer `{awaiting}`"))
                 .expect("chromium closed the DevTools socket")
                 .unwrap();
-            let Message::Text(text) = message else {
-                continue;
-            };
-            let reply: Value = serde_json::from_str(&text).unwrap();
-            if reply["id"] == json!(id) {
-                assert!(reply["error"].is_null(), "`{method}` failed: {reply}");
-                return reply["result"].clone();
+            if let Message::Text(text) = message {
+                return serde_json::from_str(&text).unwrap();
+            }
+        }
+    }
+
+    /// Waits for the page's event `method` (one already received counts).
+    async fn event(&mut self, method: &str) -> Value {
+        let session = json!(self.session);
+        let ours =
+            |event: &Value| event["method"] == json!(method) && event["sessionId"] == session;
+        if let Some(at) = self.events.iter().position(ours) {
+            return self.events.remove(at);
+        }
+        loop {
+            let message = self.receive(method).await;
+            if ours(&message) {
+                return message;
             }
         }
     }
 
     async fn browser_call(&mut self, method: &str, params: Value) -> Value {
-        self.send(method, params, None).await
+        self.send(method, params, None)
+            .await
+            .unwrap_or_else(|error| panic!("`{method}` failed: {error}"))
     }
 
-    /// Calls `method` on the page.
-    pub(crate) async fn call(&mut self, method: &str, params: Value) -> Value {
+    /// Calls `method` on the page: its result, or the browser's error.
+    async fn try_call(&mut self, method: &str, params: Value) -> Result<Value, Value> {
         let session = self.session.clone();
         self.send(method, params, Some(session)).await
     }
 
+    /// Calls `method` on the page.
+    pub(crate) async fn call(&mut self, method: &str, params: Value) -> Value {
+        self.try_call(method, params)
+            .await
+            .unwrap_or_else(|error| panic!("`{method}` failed: {error}"))
+    }
+
+    /// Opens `url` in the page, and waits until it has loaded.
     pub(crate) async fn navigate(&mut self, url: &str) {
-        self.call("Page.navigate", json!({"url": url})).await;
+        // Only loads from here on are this navigation's.
+        self.events.clear();
+        let navigated = self.call("Page.navigate", json!({"url": url})).await;
+        assert!(
+            navigated["errorText"].is_null(),
+            "chromium could not open {url}: {navigated}"
+        );
+        self.event("Page.loadEventFired").await;
     }
 
     /// The value of a JavaScript expression in the page.
@@ -160,27 +218,52 @@ impl Chromium {
         result["result"]["value"].clone()
     }
 
-    /// Waits until `expression` is true in the page.
+    /// Waits until `expression` is true in the page, polling.
+    ///
+    /// A page the test made navigate (a form sent by a click) may be between
+    /// documents when a poll arrives: the browser then answers that the
+    /// expression's context is gone, or not there yet. That is no answer
+    /// about the expression, so it is asked again; any other error fails.
     pub(crate) async fn wait_for(&mut self, expression: &str, within: Duration) {
         let deadline = Instant::now() + within;
         loop {
-            // A navigation in progress may destroy the context mid-call: try again.
-            let result = self
-                .call(
+            let last = match self
+                .try_call(
                     "Runtime.evaluate",
                     json!({"expression": expression, "returnByValue": true}),
                 )
-                .await;
-            if result["result"]["value"] == json!(true) {
-                return;
-            }
+                .await
+            {
+                Ok(result) if result["result"]["value"] == json!(true) => return,
+                Ok(result) => result,
+                Err(error) if between_documents(&error) => error,
+                Err(error) => panic!("`{expression}` could not be evaluated: {error}"),
+            };
             if Instant::now() > deadline {
-                let page = self.eval("document.documentElement.outerHTML").await;
-                panic!("`{expression}` never became true; the page: {page}");
+                let page = self
+                    .try_call(
+                        "Runtime.evaluate",
+                        json!({"expression": "document.documentElement.outerHTML", "returnByValue": true}),
+                    )
+                    .await;
+                panic!("`{expression}` never became true (last: {last}); the page: {page:?}");
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
+}
+
+/// Whether an error the browser answered an evaluation with says only that
+/// the page is between documents: its context destroyed, or not made yet.
+fn between_documents(error: &Value) -> bool {
+    let message = error["message"].as_str().unwrap_or_default();
+    [
+        "context was destroyed",
+        "Cannot find",
+        "navigated or closed",
+    ]
+    .iter()
+    .any(|part| message.contains(part))
 }
 
 impl Drop for Chromium {

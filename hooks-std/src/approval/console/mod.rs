@@ -19,7 +19,7 @@
 //!   other sites (`no-referrer` would make the browser's own `Origin` `null`);
 //! - arguments are shown as stored: the gate stores them redacted
 //!   ([`ApprovalPolicy::redactor`](super::ApprovalPolicy::redactor)), and
-//!   every text is escaped ([`printable`](super::printable)) and written as
+//!   every text is escaped ([`printable`]) and written as
 //!   text, never markup.
 
 mod auth;

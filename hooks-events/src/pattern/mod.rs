@@ -3,7 +3,7 @@
 //! One grammar, parsed in two places: by the attribute macros while they expand
 //! (so a bad `matches = "..."` is a compile error on the string) and by the
 //! runtime for hooks added in code or declared in a config file. Users do not
-//! depend on this crate; they write patterns.
+//! use this module; they write patterns.
 //!
 //! ```text
 //! pattern     = alternative ( "|" alternative )*
@@ -26,11 +26,11 @@
 //! [`Alternative::matches`] compares a subject with its glob as written. The
 //! runtime (`hooks_core::Matcher`) reads a `command` subject as a bash command
 //! and matches the glob against each simple command in it, word by word
-//! ([`glob_matches_words`]); that needs a shell parser, which this crate, also
+//! ([`glob_matches_words`]); that needs a shell parser, which this module, also
 //! loaded by the attribute macros, does not carry.
 //!
 //! ```
-//! let alternatives = hooks_pattern::parse("sql_*|Bash(rm -rf *)").unwrap();
+//! let alternatives = hooks_events::pattern::parse("sql_*|Bash(rm -rf *)").unwrap();
 //! assert!(alternatives[0].matches("sql_query", None));
 //! assert!(alternatives[1].matches("Bash", Some("rm -rf /tmp/x")));
 //! assert!(!alternatives[1].matches("Bash", Some("ls")));

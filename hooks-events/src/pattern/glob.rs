@@ -4,7 +4,7 @@
 /// Runs in O(len(glob) × len(text)) at worst and allocates nothing.
 ///
 /// ```
-/// use hooks_pattern::glob_matches;
+/// use hooks_events::pattern::glob_matches;
 /// assert!(glob_matches("git push*", "git push --force"));
 /// assert!(glob_matches("*.env", "config/.env"));
 /// assert!(!glob_matches("*.env", "config/.env.example"));
@@ -48,7 +48,7 @@ pub fn glob_matches(glob: &str, text: &str) -> bool {
 /// Allocates nothing.
 ///
 /// ```
-/// use hooks_pattern::glob_matches_words;
+/// use hooks_events::pattern::glob_matches_words;
 /// assert!(glob_matches_words("git push*", "  git \t push --force"));
 /// assert!(!glob_matches_words("git push*", "git pull"));
 /// ```
@@ -104,7 +104,7 @@ pub fn glob_matches_words(glob: &str, text: &str) -> bool {
 /// the form [`glob_matches_words`] expects its glob in.
 ///
 /// ```
-/// assert_eq!(hooks_pattern::collapse_whitespace(" git \t push  *"), "git push *");
+/// assert_eq!(hooks_events::pattern::collapse_whitespace(" git \t push  *"), "git push *");
 /// ```
 pub fn collapse_whitespace(text: &str) -> String {
     text.split_ascii_whitespace().collect::<Vec<_>>().join(" ")

@@ -5,8 +5,8 @@
 /// The Levenshtein distance between `a` and `b`, by characters.
 ///
 /// ```
-/// assert_eq!(hooks_pattern::edit_distance("sql_qurey", "sql_query"), 2);
-/// assert_eq!(hooks_pattern::edit_distance("priority", "priority"), 0);
+/// assert_eq!(hooks_events::pattern::edit_distance("sql_qurey", "sql_query"), 2);
+/// assert_eq!(hooks_events::pattern::edit_distance("priority", "priority"), 0);
 /// ```
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();

@@ -1,7 +1,7 @@
 use std::fmt;
 use std::ops::Range;
 
-use crate::{Alternative, NameGlob};
+use super::{Alternative, NameGlob};
 
 /// Why a pattern was refused, and where in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -11,7 +11,9 @@ pub struct PatternError {
 }
 
 impl PatternError {
-    fn new(message: impl Into<String>, at: Range<usize>) -> Self {
+    /// An error about `at`: for a user of the grammar that refuses more than
+    /// the grammar does (hooks-core without its `shell` feature refuses subjects).
+    pub fn new(message: impl Into<String>, at: Range<usize>) -> Self {
         PatternError {
             message: message.into(),
             at,
@@ -40,7 +42,7 @@ impl std::error::Error for PatternError {}
 /// Parses a pattern into its alternatives.
 ///
 /// ```
-/// use hooks_pattern::{parse, Alternative, NameGlob};
+/// use hooks_events::pattern::{parse, Alternative, NameGlob};
 /// assert_eq!(
 ///     parse("sql_*").unwrap(),
 ///     vec![Alternative { tool: NameGlob::Prefix("sql_".to_owned()), subject: None }],
