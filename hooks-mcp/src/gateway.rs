@@ -36,6 +36,10 @@ pub const GROUP: &str = "hooks_mcp";
 /// gateway's own, so no client can set it.
 const NOT_OFFERED: &str = "hooks_mcp.not_offered";
 
+/// Set on a call's session when no upstream has its tool: the call is
+/// dispatched only to be refused, so that the audit log sees the attempt.
+const UNKNOWN: &str = "hooks_mcp.unknown_tool";
+
 /// Prepares a dispatcher's builder for a gateway in front of `upstreams`:
 /// tells it their tools (a hook whose pattern matches none of them fails
 /// the build), with what each server declares of them ([`tool_facts`]), and
@@ -46,7 +50,9 @@ const NOT_OFFERED: &str = "hooks_mcp.not_offered";
 /// Two tools that would have the same exposed name.
 pub fn prepare(builder: HooksBuilder, upstreams: &[Upstream]) -> Result<HooksBuilder, String> {
     let refuse_hidden = Hook::new(FILTER_HOOK, |ctx: &mut PreToolUse| {
-        if ctx.session().metadata_value(NOT_OFFERED) == Some(&Value::Bool(true)) {
+        if ctx.session().metadata_value(UNKNOWN) == Some(&Value::Bool(true)) {
+            Decision::deny(format!("no upstream offers a tool `{}`", ctx.tool()))
+        } else if ctx.session().metadata_value(NOT_OFFERED) == Some(&Value::Bool(true)) {
             Decision::deny(format!(
                 "the tool `{}` is not offered to this client",
                 ctx.tool()
@@ -285,6 +291,16 @@ impl Gateway {
     ) -> Result<CallToolResult, McpError> {
         let name = request.name.as_ref();
         let Some(route) = self.shared.routes.get(name) else {
+            // Refused by `FILTER_HOOK` before any other hook runs, so
+            // observers (the audit log) record a model probing for tools.
+            let session = self.session(context).clone().with_metadata(UNKNOWN, true);
+            let mut pre = PreToolUse::new(
+                &session,
+                name.to_owned(),
+                Value::Object(request.arguments.unwrap_or_default()),
+            )
+            .with_call_id(context.id.to_string());
+            let _ = self.shared.hooks.dispatch(&mut pre).await;
             return Err(McpError::invalid_params(
                 format!("unknown tool `{name}`"),
                 None,

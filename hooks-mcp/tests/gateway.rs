@@ -189,8 +189,10 @@ fn results_are_truncated_before_the_client_sees_them() {
 
 #[test]
 fn an_unknown_tool_is_a_protocol_error_and_a_tool_error_stays_a_tool_error() {
+    let audit = scratch("audit.jsonl");
+    let config = format!("[audit_log]\npath = \"{}\"\n", audit.display());
     let transcript = drive(&json!({
-        "server": gateway("", &server_command("mcp-server-time")),
+        "server": gateway(&config, &server_command("mcp-server-time")),
         "steps": [
             { "call": "no_such_tool", "arguments": {} },
             { "call": "get_current_time", "arguments": { "timezone": "Not/A_Zone" } },
@@ -215,6 +217,20 @@ fn an_unknown_tool_is_a_protocol_error_and_a_tool_error_stays_a_tool_error() {
         .collect();
     // In the server's own order.
     assert_eq!(names, ["get_current_time", "convert_time"]);
+
+    // A model probing for tools leaves a trail: the unknown name is audited
+    // as a denied call, beside the call that ran.
+    let records = audit_records(&audit);
+    let decisions: Vec<(&str, &str)> = records
+        .iter()
+        .map(|r| (r["tool"].as_str().unwrap(), r["decision"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        decisions,
+        [("no_such_tool", "denied"), ("get_current_time", "allowed")],
+        "{records:#?}"
+    );
+    assert_eq!(records[0]["decided_by"], "hooks_mcp::not_offered");
 }
 
 /// Commits need a person's yes; the config's `[approval]` store answers
