@@ -99,10 +99,17 @@ async fn elicit(peer: Peer<RoleServer>, request: &ApprovalRequest) -> ApprovalAn
     );
     let mut message = printable(request.prompt(), true).into_owned();
     if let (Some(tool), Some(args)) = (request.tool(), request.args()) {
+        // The prompt was redacted by the dispatcher; the arguments shown
+        // after it must be too, or the secrets reach the client's screen.
+        let args = args.to_string();
+        let args = request
+            .redactor()
+            .and_then(|redactor| redactor.redact_text(&args))
+            .unwrap_or(args);
         let _ = write!(
             message,
             "\n\nTool: {tool}\nArguments: {}",
-            printable(&args.to_string(), false)
+            printable(&args, false)
         );
     }
     let schema = json!({

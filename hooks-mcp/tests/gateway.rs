@@ -280,6 +280,41 @@ fn an_approval_is_asked_of_the_person_through_the_client_and_a_yes_lets_the_comm
 }
 
 #[test]
+fn the_question_put_to_the_person_shows_no_known_secret() {
+    let repo = Repo::with_one_commit();
+    repo.write("notes.txt", "draft\n");
+    let secret = "tok-5f1c0e9a7b2d4e63";
+    let secret_file = scratch("secret");
+    std::fs::write(&secret_file, secret).unwrap();
+    let config = format!(
+        "{}\n[redact]\nsecret_files = [\"{}\"]\n",
+        approval_config(),
+        secret_file.display()
+    );
+    let path = repo.path_str();
+    let transcript = drive(&json!({
+        "server": gateway(&config, &repo.server()),
+        "elicitation": { "action": "accept", "content": { "approve": true } },
+        "steps": [
+            { "call": "git_add", "arguments": { "repo_path": path, "files": ["notes.txt"] } },
+            { "call": "git_commit", "arguments": { "repo_path": path, "message": format!("rotate {secret}") } },
+        ],
+    }));
+    let asked = transcript["elicitations"].as_array().unwrap();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    let message = asked[0]["message"].as_str().unwrap();
+    assert!(message.contains("git_commit"), "{message}");
+    assert!(
+        !message.contains(secret),
+        "the secret reached the client: {message}"
+    );
+    assert!(
+        message.contains("rotate "),
+        "the rest of the arguments are shown: {message}"
+    );
+}
+
+#[test]
 fn a_person_declining_through_the_client_stops_the_commit() {
     let repo = Repo::with_one_commit();
     repo.write("notes.txt", "draft\n");
