@@ -206,3 +206,79 @@ fn per_tool_limits_and_bad_limits() {
         "truncate configuration: `max_chars` is 50 characters; the smallest limit is 200"
     );
 }
+
+/// An MCP tool result as hooks-mcp hands it to hooks: content blocks, and
+/// structured content the text block repeats (as the spec asks tools to do).
+fn mcp_result(text: &str, structured: &Value) -> Value {
+    json!({
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": structured,
+    })
+}
+
+#[test]
+fn an_mcp_result_gives_the_model_the_whole_limit_not_a_share_of_two_copies() {
+    let rows: Vec<Value> = (0..2_000)
+        .map(|i| json!({"id": i, "name": format!("row {i}")}))
+        .collect();
+    let structured = json!({ "rows": rows });
+    let text = serde_json::to_string(&structured).unwrap();
+    let ctx = after("list_rows", Ok(mcp_result(&text, &structured)));
+    let result = ctx.result().unwrap();
+    // What the model reads is the text block: up to the limit, and most of it.
+    let shown = result["content"][0]["text"].as_str().unwrap();
+    let chars = shown.chars().count();
+    assert!(chars <= 8_000, "{chars}");
+    assert!(chars > 7_000, "the text got {chars} of 8,000 characters");
+    assert!(shown.contains("characters cut"), "{}", &shown[..200]);
+    assert_eq!(result["content"][0]["type"], "text");
+    // The structured copy is cut to the limit on its own, keeping its shape.
+    let structured = &result["structuredContent"];
+    assert!(structured["rows"].is_array(), "{structured}");
+    let structured_chars = serde_json_text(structured).chars().count();
+    assert!(
+        (6_000..=8_000).contains(&structured_chars),
+        "{structured_chars}"
+    );
+}
+
+#[test]
+fn an_image_is_never_cut_inside_its_data_but_replaced_by_a_notice() {
+    let big = "iVBORw0KGgo".repeat(2_000); // 22,000 base64 characters
+    let small = "iVBORw0KGgo".repeat(50);
+    let result = json!({"content": [
+        {"type": "text", "text": "two charts"},
+        {"type": "image", "data": big, "mimeType": "image/png"},
+        {"type": "image", "data": small, "mimeType": "image/png"},
+    ]});
+    let ctx = after("charts", Ok(result));
+    let blocks = ctx.result().unwrap()["content"].as_array().unwrap().clone();
+    assert_eq!(blocks.len(), 3, "{blocks:?}");
+    assert_eq!(blocks[0], json!({"type": "text", "text": "two charts"}));
+    // The big image is gone whole, with a notice saying what and why.
+    assert_eq!(blocks[1]["type"], "text", "{}", blocks[1]);
+    let notice = blocks[1]["text"].as_str().unwrap();
+    assert!(
+        notice.contains("image/png") && notice.contains("16500 bytes") && notice.contains("8000"),
+        "{notice}"
+    );
+    // The small one is untouched, its data whole.
+    assert_eq!(
+        blocks[2],
+        json!({"type": "image", "data": small, "mimeType": "image/png"})
+    );
+}
+
+#[test]
+fn an_mcp_result_within_the_limit_is_untouched() {
+    let result = json!({
+        "content": [
+            {"type": "text", "text": "x".repeat(7_000)},
+            {"type": "image", "data": "iVBORw0KGgo".repeat(500), "mimeType": "image/png"},
+        ],
+        "structuredContent": {"note": "y".repeat(7_000)},
+    });
+    let ctx = after("mixed", Ok(result.clone()));
+    assert_eq!(ctx.result().unwrap(), &result);
+    assert!(ctx.rewrites().is_empty());
+}

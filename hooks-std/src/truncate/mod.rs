@@ -8,6 +8,13 @@
 //! last items around a marker item; a value too wide for that becomes its cut
 //! JSON text. A tool's error message is cut like text.
 //!
+//! An MCP tool result (`{"content": [..], "structuredContent": ..}`, as
+//! hooks-mcp hands it on) is cut as the model reads it: its text blocks share
+//! the limit, its structured content is cut to the limit on its own (it is
+//! another way of reading the same result, not more of it), and binary
+//! content (an image, audio, a resource's blob) is never cut inside: over the
+//! limit, it is replaced whole by a text block saying what was removed.
+//!
 //! The limits are a [`Truncator`], state of the dispatcher that runs the hook
 //! (`.state(Truncator::new(config)?)`, or `Truncator::default()` for 8,000
 //! characters); a dispatcher given none cuts nothing: the hook is not in it.
@@ -36,6 +43,7 @@
 //! # }
 //! ```
 
+mod mcp;
 mod text;
 
 use hooks_core::prelude::*;
@@ -135,6 +143,7 @@ impl Truncator {
 fn cut(ctx: &mut PostToolUse, truncator: &Truncator) {
     let limit = truncator.limit(ToolCall::new(ctx.tool(), ctx.args()));
     let cut = match ctx.result() {
+        Ok(value) if mcp::is_result(value) => mcp::shrink(value, limit).map(Ok),
         Ok(value) => text::shrink(value, limit).map(Ok),
         Err(message) => text::cut_text(message, limit).map(Err),
     };

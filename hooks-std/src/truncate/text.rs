@@ -108,8 +108,11 @@ pub(crate) fn shrink(value: &Value, max_chars: usize) -> Option<Value> {
     if json_chars(value) <= max_chars {
         return None;
     }
+    // Start wide (an array item takes at least two characters) and narrow
+    // by a quarter at a time: the first shape that fits uses most of the
+    // limit, rather than the fraction a halving step would leave.
     let mut string_cap = max_chars / 2;
-    let mut items_cap = 64;
+    let mut items_cap = (max_chars / 8).max(64);
     loop {
         let candidate = capped(value, string_cap, items_cap);
         if json_chars(&candidate) <= max_chars {
@@ -118,8 +121,8 @@ pub(crate) fn shrink(value: &Value, max_chars: usize) -> Option<Value> {
         if string_cap <= MIN_STRING_CAP && items_cap <= 2 {
             break;
         }
-        string_cap = (string_cap / 2).max(MIN_STRING_CAP);
-        items_cap = (items_cap / 2).max(2);
+        string_cap = (string_cap * 3 / 4).max(MIN_STRING_CAP);
+        items_cap = (items_cap * 3 / 4).max(2);
     }
     let text = serde_json::to_string(value).expect("a JSON value serializes");
     Some(Value::String(cut_text(&text, max_chars).unwrap_or(text)))
