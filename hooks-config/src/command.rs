@@ -11,11 +11,12 @@
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use hooks_core::{Deferred, HookError, Verdict};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
+use tokio::sync::Semaphore;
 
 use crate::containment;
 use crate::protocol::{ProtocolEvent, Reply, parse_output};
@@ -24,6 +25,12 @@ use crate::template::Template;
 
 /// How much a hook may print on stdout or stderr before it is stopped.
 pub const DEFAULT_MAX_OUTPUT: usize = 1024 * 1024;
+
+/// How many command hooks run at once in a process, all hooks together:
+/// past it a call waits for a running one to end, and the wait counts in its
+/// hook's timeout. Two hundred calls at once would otherwise start two
+/// hundred processes, and on a small machine all of them time out.
+pub const MAX_COMMAND_HOOKS_RUNNING: usize = 16;
 
 /// A hook that runs a program.
 #[derive(Debug, Clone)]
@@ -123,7 +130,8 @@ impl CommandHook {
         Ok(std::borrow::Cow::Owned(hook))
     }
 
-    /// Sets the timeout; past it the hook and everything it started are
+    /// Sets the timeout (the wait for a turn among the
+    /// [`MAX_COMMAND_HOOKS_RUNNING`] included); past it the hook and everything it started are
     /// killed (on Linux including processes that left its process group).
     #[must_use]
     pub fn timeout(mut self, timeout: Duration) -> Self {
@@ -163,6 +171,14 @@ impl CommandHook {
     }
 
     async fn run(&self, input: Vec<u8>, env_file: Option<&Path>) -> Result<Finished, HookError> {
+        // A turn among the running hooks, within this hook's timeout: a
+        // hook that cannot start in time fails as one that ran too long.
+        static RUNNING: Semaphore = Semaphore::const_new(MAX_COMMAND_HOOKS_RUNNING);
+        let started = Instant::now();
+        let Ok(Ok(_turn)) = tokio::time::timeout(self.timeout, RUNNING.acquire()).await else {
+            return Err(HookError::TimedOut(self.timeout));
+        };
+        let timeout = self.timeout.saturating_sub(started.elapsed());
         let mut command = Command::new(&self.program);
         command
             .args(&self.args)
@@ -219,7 +235,7 @@ impl CommandHook {
                 stderr,
             })
         };
-        let finished = match tokio::time::timeout(self.timeout, exchange).await {
+        let finished = match tokio::time::timeout(timeout, exchange).await {
             Ok(finished) => finished,
             Err(_elapsed) => Err(HookError::TimedOut(self.timeout)),
         };

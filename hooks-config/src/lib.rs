@@ -76,7 +76,7 @@ use hooks_core::HooksBuilder;
 
 pub use address::AddressPolicy;
 pub use agent::{AgentHook, AgentStep, DEFAULT_MAX_TURNS, Turn, Verifier};
-pub use command::{CommandHook, DEFAULT_MAX_OUTPUT};
+pub use command::{CommandHook, DEFAULT_MAX_OUTPUT, MAX_COMMAND_HOOKS_RUNNING};
 #[cfg(feature = "http")]
 pub use http::{HttpHook, MAX_BODY};
 pub use mcp_tool::{McpCaller, McpToolHook};

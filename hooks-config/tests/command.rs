@@ -679,3 +679,55 @@ command = ["sh", "-c", "cat > /dev/null; echo '{\"continue\": false, \"reason\":
         .await;
     assert_eq!(outcome.denial().unwrap().reason(), "budget spent");
 }
+
+/// Two hundred calls at once: no more command hooks run at a time than the
+/// cap, and every call is still answered (the wait counts in each hook's
+/// timeout, which is long enough here however loaded the machine).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn command_hooks_run_at_most_the_cap_at_once_and_every_call_is_answered() {
+    let dir = std::env::temp_dir().join(format!("hooks-config-cap-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.with_extension("log");
+    // Each run leaves a file while it runs and logs how many it saw.
+    let body = format!(
+        "touch {dir}/$$; ls {dir} | wc -l >> {log}; sleep 0.5; rm {dir}/$$",
+        dir = dir.display(),
+        log = log.display()
+    );
+    let hooks = std::sync::Arc::new(hooks_with(
+        &format!(
+            "[\"sh\", \"-c\", {}]",
+            serde_json::to_string(&body).unwrap()
+        ),
+        "timeout = \"120s\"",
+    ));
+    let mut calls = tokio::task::JoinSet::new();
+    for _ in 0..200 {
+        let hooks = std::sync::Arc::clone(&hooks);
+        calls.spawn(async move {
+            hooks
+                .dispatch(&mut call("Bash", json!({})))
+                .await
+                .is_continue()
+        });
+    }
+    let mut allowed = 0;
+    while let Some(answer) = calls.join_next().await {
+        allowed += usize::from(answer.unwrap());
+    }
+    assert_eq!(allowed, 200);
+    let seen: Vec<usize> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|line| line.trim().parse().unwrap())
+        .collect();
+    assert_eq!(seen.len(), 200);
+    let most = seen.iter().max().copied().unwrap();
+    assert!(
+        most <= hooks_config::MAX_COMMAND_HOOKS_RUNNING,
+        "{most} command hooks ran at once"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(&log);
+}
