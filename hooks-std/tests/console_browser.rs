@@ -30,7 +30,8 @@ hooks_core::link!(hooks_std);
 
 const CHILD_DATABASE: &str = "HOOKS_STD_CONSOLE_CHILD_DB";
 const CHILD_MARKER: &str = "HOOKS_STD_CONSOLE_CHILD_MARKER";
-const TOKEN: &str = "console-test-token-0123456789";
+/// From `openssl rand -hex 32`: a token the console accepts.
+const TOKEN: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 /// A secret in the call's arguments: the page must never show it.
 const SECRET: &str = "sk_live_51HcQzK2eZvKYlo2C0123456789";
 

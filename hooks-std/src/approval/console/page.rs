@@ -31,7 +31,6 @@ pub(super) fn login(error: Option<&str>) -> String {
 <body><h1>Approvals</h1>{error}
 <form method="post" action="login">
 <label>Token <input type="password" name="token" required autocomplete="off"></label>
-<label>Your name <input type="text" name="name" autocomplete="username"></label>
 <button type="submit">Sign in</button>
 </form></body></html>"#
     )
@@ -87,14 +86,25 @@ function answerForms(request) {
   const action = "requests/" + request.id + "/answer";
   const approve = element("form", { method: "post", action, className: "approve" },
     hidden("csrf", csrf),
-    element("button", { type: "submit", name: "action", value: "once", textContent: "Approve once" }),
-    element("button", { type: "submit", name: "action", value: "session", textContent: "Approve for the session" }));
+    element("button", { type: "submit", name: "action", value: "once", textContent: "Approve once" }));
+  // For the session: a second step, which the console requires (`confirm=yes`).
+  const confirm = element("form", { method: "post", action, className: "confirm-session", hidden: true },
+    hidden("csrf", csrf),
+    hidden("action", "session"),
+    hidden("confirm", "yes"),
+    element("p", { textContent: "Every later " + request.tool + " call in session " + request.session + " will run without asking." }),
+    element("button", { type: "submit", className: "confirm", textContent: "Yes, approve for the session" }),
+    element("button", { type: "button", className: "cancel", textContent: "Cancel" }));
+  const session = element("button", { type: "button", className: "session", textContent: "Approve for the session…" });
+  session.addEventListener("click", () => { confirm.hidden = false; session.hidden = true; });
+  confirm.querySelector("button.cancel").addEventListener("click", () => { confirm.hidden = true; session.hidden = false; });
+  approve.append(session);
   const deny = element("form", { method: "post", action, className: "deny" },
     hidden("csrf", csrf),
     hidden("action", "deny"),
     element("input", { type: "text", name: "reason", required: true, placeholder: "reason (the model reads it)" }),
     element("button", { type: "submit", textContent: "Deny" }));
-  return [approve, deny];
+  return [approve, confirm, deny];
 }
 
 function age(seconds) {
