@@ -1,7 +1,11 @@
 //! The approval console: a small web page listing pending requests (tool,
-//! redacted arguments, who asked, age) with *approve once*, *approve for the
-//! session* and *deny with a reason*; the list updates live (Server-Sent
-//! Events). `hooks-approve serve` runs it; [`Console::router`] mounts it in
+//! the hook's question, redacted arguments, who asked, age) with *approve
+//! once*, *approve for the session* (a second step names what it lets
+//! through) and *deny with a reason*; the list updates live (Server-Sent
+//! Events). Every argument's key is listed with a preview of its value, cut
+//! with its size said and the whole a click away, so no value, however long
+//! or padded, pushes another key away from the buttons; columns are fixed
+//! and every text wraps anywhere, so no string draws over another column. `hooks-approve serve` runs it; [`Console::router`] mounts it in
 //! a server of your own.
 //!
 //! It works on any [`ConsoleStore`] — every [`ApprovalStore`](super::ApprovalStore)
@@ -24,6 +28,7 @@
 
 mod auth;
 mod page;
+mod shown;
 mod store;
 mod strength;
 mod throttle;
@@ -41,14 +46,15 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use futures_util::Stream;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 pub use auth::ConsoleAuth;
 pub use store::ConsoleStore;
 
 use super::printable;
-use super::store::{Answering, Request, Scope};
+use super::store::{Answering, Scope};
 use auth::{COOKIE, Caller, Refusal, Sessions};
+use shown::Shown;
 use throttle::{Client, Throttle};
 
 /// The console: a store, and how callers are authenticated (which names them).
@@ -241,41 +247,6 @@ impl Console {
             .iter()
             .map(|request| Shown::new(request, now))
             .collect())
-    }
-}
-
-/// A pending request as the page shows it: every text escaped.
-#[derive(Serialize, PartialEq)]
-struct Shown {
-    id: i64,
-    tool: String,
-    args: String,
-    agent: String,
-    user: Option<String>,
-    session: String,
-    prompt: String,
-    created_at: String,
-    age_seconds: u64,
-}
-
-impl Shown {
-    fn new(request: &Request, now: SystemTime) -> Self {
-        let shown = |text: &str| printable(text, false).into_owned();
-        let age_seconds = humantime::parse_rfc3339_weak(&request.created_at)
-            .ok()
-            .and_then(|at| now.duration_since(at).ok())
-            .map_or(0, |age| age.as_secs());
-        Shown {
-            id: request.id,
-            tool: shown(&request.tool),
-            args: shown(&request.args),
-            agent: shown(&request.agent),
-            user: request.user.as_deref().map(shown),
-            session: shown(&request.session),
-            prompt: printable(&request.prompt, true).into_owned(),
-            created_at: shown(&request.created_at),
-            age_seconds,
-        }
     }
 }
 
