@@ -3,7 +3,10 @@
 //! answers without cookie or CSRF token (a wrong one answers nothing); behind
 //! a trusted proxy the header names who answered, and forms still need the
 //! user's CSRF token and the console's origin; a denial needs a reason; an
-//! answered request is never answered twice. Every refusal is checked in the
+//! answered request is never answered twice. Who answered is the token's
+//! holder (each line of a token file names one), never a typed name; wrong
+//! tokens are throttled, weak ones refused at start; sessions expire; a
+//! session approval needs its second step. Every refusal is checked in the
 //! store too: the request is still pending.
 
 #[path = "support/children.rs"]
@@ -887,4 +890,82 @@ fn a_proxy_users_session_expires() {
     );
     assert_eq!(reply.status, 303, "{}", reply.body);
     assert_eq!(served.stored(refund).responded_by.as_deref(), Some("alice"));
+}
+
+#[test]
+fn each_token_in_the_file_answers_under_its_holders_name() {
+    const ALICE: &str = "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae";
+    const BOB: &str = "Zx3v9Q2mT8kL1pW7rY4bN6cH0sJd5fGuEaVtRyXo0b1w";
+    let dir = std::env::temp_dir().join(format!(
+        "hooks-std-console-http-holders-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let database = dir.join("holders.sqlite3");
+    let tokens = dir.join("tokens");
+    std::fs::write(
+        &tokens,
+        format!("# who may answer\nalice {ALICE}\n\nbob   {BOB}\n"),
+    )
+    .unwrap();
+    let store = SqliteStore::open(&database, Duration::from_secs(5)).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let ask = |tool: &str| {
+        runtime
+            .block_on(store.insert(NewRequest {
+                fingerprint: format!("fingerprint-{tool}"),
+                session: "holders".into(),
+                agent: "agent-7".into(),
+                user: None,
+                tool: tool.into(),
+                args: "{}".into(),
+                prompt: format!("Allow {tool}?"),
+            }))
+            .unwrap()
+    };
+    let (refund, transfer) = (ask("payments_refund"), ask("payments_transfer"));
+    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_hooks-approve"))
+        .args(["--db".as_ref(), database.as_os_str()])
+        .args(["serve", "--bind", "127.0.0.1:0", "--by", "nobody"])
+        .args(["--session-lifetime", "30m", "--token-file"])
+        .arg(&tokens)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(server.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let address: SocketAddr = line
+        .trim()
+        .strip_prefix("console on http://")
+        .and_then(|rest| rest.trim_end_matches('/').parse().ok())
+        .unwrap_or_else(|| panic!("unexpected console output: {line:?}"));
+    for (id, token) in [(refund, ALICE), (transfer, BOB)] {
+        let reply = http::send(
+            address,
+            "POST",
+            &format!("/requests/{id}/answer"),
+            &[("Authorization", &format!("Bearer {token}"))],
+            Some("action=once"),
+        );
+        assert_eq!(reply.status, 303, "{}", reply.body);
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    let by = |id| {
+        runtime
+            .block_on(store.get(id))
+            .unwrap()
+            .unwrap()
+            .responded_by
+    };
+    assert_eq!(by(refund).as_deref(), Some("alice"));
+    assert_eq!(by(transfer).as_deref(), Some("bob"));
+    let _ = std::fs::remove_dir_all(&dir);
 }
