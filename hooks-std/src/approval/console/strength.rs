@@ -32,6 +32,9 @@ pub(super) fn check(token: &str) -> Result<(), String> {
         return Ok(());
     }
     let length = token.chars().count();
+    if length == 0 {
+        return Err("the console token is empty; make one with `openssl rand -hex 32`".to_owned());
+    }
     let kinds = kinds(token);
     let count = match kinds.len() {
         1 => "one kind".to_owned(),
@@ -168,5 +171,7 @@ mod tests {
             "{error}"
         );
         assert!(error.contains("bits"), "{error}");
+        let error = check("").unwrap_err();
+        assert!(error.contains("empty"), "{error}");
     }
 }
