@@ -359,6 +359,29 @@ mod tests {
     }
 
     #[test]
+    fn tokens_are_refused_weak_nameless_repeated_or_shared() {
+        const GOOD: &str = "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae";
+        const OTHER: &str = "fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9";
+        let refused =
+            |holders: &[(&str, &str)]| ConsoleAuth::tokens(holders.iter().copied()).unwrap_err();
+        assert!(refused(&[]).contains("no console token"));
+        assert!(refused(&[("  ", GOOD)]).contains("holder's name"));
+        assert!(refused(&[("alice", "aaaaaaaaaaaaaaaaaaaa")]).starts_with("`alice`: "));
+        assert!(refused(&[("alice", GOOD), ("alice", OTHER)]).contains("two console tokens"));
+        assert!(refused(&[("alice", GOOD), ("bob", GOOD)]).contains("same token"));
+        let auth = ConsoleAuth::tokens([("alice", GOOD), ("bob", OTHER)]).unwrap();
+        let shown = format!("{auth:?}");
+        assert!(shown.contains("alice") && !shown.contains(GOOD), "{shown}");
+        let throttle = Throttle::default();
+        let client = Client::of(None);
+        assert!(matches!(auth.holder(OTHER, &throttle, client), Ok(name) if name == "bob"));
+        assert!(matches!(
+            auth.holder("wrong", &throttle, client),
+            Err(Refusal::Unauthenticated)
+        ));
+    }
+
+    #[test]
     fn cookies_are_found_by_exact_name() {
         let mut headers = HeaderMap::new();
         headers.insert(
