@@ -32,6 +32,19 @@ struct Served {
     runtime: tokio::runtime::Runtime,
     store: SqliteStore,
     address: SocketAddr,
+    path: PathBuf,
+}
+
+impl Drop for Served {
+    /// Removes its database; the directory too once the last test's is gone.
+    fn drop(&mut self) {
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", self.path.display()));
+        }
+        if let Some(dir) = self.path.parent() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
 }
 
 impl Served {
@@ -64,6 +77,7 @@ impl Served {
             runtime,
             store,
             address,
+            path,
         }
     }
 
@@ -774,7 +788,10 @@ fn wrong_tokens_are_throttled_and_the_right_one_gets_back_in() {
 
 #[test]
 fn a_token_easy_to_guess_is_refused_at_start() {
-    let dir = std::env::temp_dir().join(format!("hooks-std-console-http-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "hooks-std-console-http-weak-{}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("weak-token");
     for weak in [
