@@ -503,6 +503,20 @@ fn hostile_requests(store: &Database) -> Vec<Hostile> {
             "third-session".to_owned(),
             vec!["query", "DROP TABLE users"],
         ),
+        (
+            // More keys than a window holds: not all in view, so the count
+            // by the buttons says so (only the buttons' layout is checked).
+            "bulk_update".to_owned(),
+            Value::Object(
+                (0..40)
+                    .map(|n| (format!("field_{n:02}"), json!(n)))
+                    .collect(),
+            ),
+            "Update many fields?",
+            "agent-4".to_owned(),
+            "fourth-session".to_owned(),
+            vec![],
+        ),
     ];
     cases
         .into_iter()
@@ -575,6 +589,26 @@ fn hostile_arguments_leave_every_key_and_the_buttons_in_view() {
             ))
             .await;
         assert!(row.as_str().unwrap().contains("12,000 characters"), "{row}");
+        let count = browser
+            .eval(&format!(
+                "document.querySelector('#request-{first} td.answer .count').innerText"
+            ))
+            .await;
+        assert_eq!(
+            count,
+            json!("2 arguments"),
+            "the count stands by the buttons"
+        );
+        let many = browser
+            .eval(&format!(
+                "document.querySelector('#request-{} td.answer .count').innerText",
+                hostile[4].id
+            ))
+            .await;
+        assert_eq!(
+            many,
+            json!("40 arguments: scroll to read every one before answering")
+        );
         let whole = browser
             .eval(&format!(
                 "(() => {{ const d = document.querySelector('#request-{first} details'); \

@@ -76,6 +76,7 @@ pre.whole{margin:0;max-height:16rem;overflow:auto;white-space:pre-wrap;overflow-
 #status{color:#666}#error{color:#b00}
 .answer form{display:block;margin:0 0 .4rem}
 .answer button,.answer input{display:block;width:100%;box-sizing:border-box;margin:.15rem 0}
+.count{margin:0 0 .3rem;color:#555}.count.many{color:#a40;font-weight:700}
 .confirm-session{border:1px solid #a40;padding:.3rem}
 .confirm-session p{margin:0 0 .3rem;max-height:6rem;overflow:auto}
 label{display:block;margin:.5rem 0}
@@ -88,6 +89,8 @@ const csrf = document.querySelector('meta[name="csrf"]').content;
 const table = document.getElementById("requests");
 const empty = document.getElementById("empty");
 const status = document.getElementById("status");
+// More arguments than a window shows at once, one a line.
+const MANY = 12;
 let received = Date.now();
 
 function element(tag, properties, ...children) {
@@ -149,6 +152,17 @@ function named(cut) {
   return cut.truncated ? cut.preview + "… (" + cut.size + ")" : cut.preview;
 }
 
+/// How many arguments the call has, next to the buttons: a list too long
+/// for the window is said to be one.
+function argumentCount(request) {
+  const count = request.arguments.length;
+  const many = count > MANY;
+  return element("p", {
+    className: many ? "count many" : "count",
+    textContent: count === 1 ? "1 argument" : count + " arguments" + (many ? ": scroll to read every one before answering" : ""),
+  });
+}
+
 function argumentList(request) {
   const list = element("ul", { className: "arguments" });
   for (const argument of request.arguments) {
@@ -175,7 +189,7 @@ function row(request) {
       argumentList(request)),
     element("td", { className: "asked" }, asked),
     ageCell,
-    element("td", { className: "answer" }, ...answerForms(request)));
+    element("td", { className: "answer" }, argumentCount(request), ...answerForms(request)));
   return tr;
 }
 
