@@ -738,6 +738,7 @@ fn wrong_tokens_are_throttled_and_the_right_one_gets_back_in() {
     // 300 wrong tokens as fast as one client can send them, by form and by header.
     let mut answered = 0;
     let mut throttled = 0;
+    let guessing = std::time::Instant::now();
     for n in 0..300 {
         let wrong = format!("wrong-token-{n:04}-0123456789abcdef");
         let reply = if n % 2 == 0 {
@@ -763,9 +764,11 @@ fn wrong_tokens_are_throttled_and_the_right_one_gets_back_in() {
             other => panic!("wrong token #{n}: {other} {}", reply.body),
         }
     }
+    // Ten at once, and one more for every 6 s the guessing took (a slow machine).
+    let allowed = 10.0 + (guessing.elapsed().as_secs_f64() / 6.0).ceil();
     assert!(
-        answered <= 10,
-        "{answered} wrong tokens were checked, {throttled} throttled"
+        f64::from(answered) <= allowed,
+        "{answered} wrong tokens were checked (at most {allowed}), {throttled} throttled"
     );
     assert_eq!(answered + throttled, 300);
     served.assert_pending(refund, "throttled guesses");
