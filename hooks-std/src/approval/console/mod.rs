@@ -5,8 +5,9 @@
 //! Events). Every argument's key is listed with a preview of its value, cut
 //! with its size said and the whole a click away, so no value, however long
 //! or padded, pushes another key away from the buttons; columns are fixed
-//! and every text wraps anywhere, so no string draws over another column. `hooks-approve serve` runs it; [`Console::router`] mounts it in
-//! a server of your own.
+//! and every text wraps anywhere, so no string draws over another column.
+//! `hooks-approve serve` runs it; [`Console::router`] mounts it in a server
+//! of your own.
 //!
 //! It works on any [`ConsoleStore`] — every [`ApprovalStore`](super::ApprovalStore)
 //! is one — so the gate waiting on the same store sees the answer at its next poll.
@@ -14,7 +15,16 @@
 //! Security:
 //! - authentication ([`ConsoleAuth`]): a token, sent as `Authorization:
 //!   Bearer` or once through a login form that sets an `HttpOnly`,
-//!   `SameSite=Strict` session cookie; or a header a trusted reverse proxy sets;
+//!   `SameSite=Strict` session cookie; or a header a trusted reverse proxy
+//!   sets. Who answered is the token's holder or the proxy's user, never a
+//!   name typed in; a token easy to guess is refused when the console is made;
+//! - sign-in is throttled per client address (10 tokens a minute; past it,
+//!   `429` whatever the token, until the allowance refills);
+//! - sessions (a login, a proxy user's CSRF token) expire after
+//!   [`ConsoleAuth::session_lifetime`], 8 hours by default, and an open
+//!   page's live stream ends with them;
+//! - approving for the session takes a second step (`confirm=yes`), which
+//!   the server requires;
 //! - every `POST` from a browser session carries the session's CSRF token (a
 //!   hidden form field, compared in constant time) and an `Origin` (or
 //!   `Referer`) of the console itself; bearer requests need neither, since a
