@@ -735,6 +735,7 @@ fn sign_in(served: &Served, token: &str) -> http::Reply {
 fn wrong_tokens_are_throttled_and_the_right_one_gets_back_in() {
     let served = Served::new("throttle", token());
     let refund = served.ask("payments_refund");
+    let signed_in = http::login(served.address, TOKEN);
     // 300 wrong tokens as fast as one client can send them, by form and by header.
     let mut answered = 0;
     let mut throttled = 0;
@@ -772,6 +773,11 @@ fn wrong_tokens_are_throttled_and_the_right_one_gets_back_in() {
     );
     assert_eq!(answered + throttled, 300);
     served.assert_pending(refund, "throttled guesses");
+    // Someone signed in before is not slowed: only presented tokens count.
+    assert_eq!(
+        listed(&served.get("/requests", &[("Cookie", &signed_in)])),
+        vec![refund]
+    );
     // The right token from the same address waits its turn, then gets in: a
     // guesser slows everyone on its address, and locks out nobody for good.
     let started = std::time::Instant::now();
