@@ -10,6 +10,13 @@
 //! from the event and the whole written as JSON: a value is one JSON value,
 //! whatever quotes or braces it holds.
 //!
+//! A fire-and-forget hook sends from a task of its own, at most
+//! [`max_in_flight`](HttpHook::max_in_flight) at once per hook (64 by
+//! default): beyond that a call's request is dropped, not queued — the call
+//! goes on at once either way, a warning is logged and the drop counted
+//! ([`HttpHook::fire_and_forget_dropped`]). Waiting would make a slow endpoint
+//! every agent's latency, and queueing would grow without bound.
+//!
 //! A URL is shown only as its origin (`https://hooks.slack.com/…`): an
 //! incoming webhook's path or query is its secret, so no log line, error or
 //! configuration problem quotes more of it.
@@ -17,6 +24,7 @@
 use std::error::Error as _;
 use std::net::IpAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use hooks_core::{Decision, Deferred, HookError, Verdict};
@@ -31,14 +39,50 @@ use crate::template::JsonTemplate;
 /// How large a response body may be.
 pub const MAX_BODY: usize = 1024 * 1024;
 
+/// Fire-and-forget requests a hook has in flight at most, unless told otherwise.
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 64;
+
+/// Fire-and-forget requests in flight in this process, all hooks together.
+static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
+/// Fire-and-forget requests dropped in this process for want of a free slot.
+static DROPPED: AtomicU64 = AtomicU64::new(0);
+
 /// A hook that calls an HTTP endpoint.
 #[derive(Clone)]
 pub struct HttpHook {
     endpoint: Endpoint,
     timeout: Duration,
     fire_and_forget: bool,
+    /// The cap on this hook's fire-and-forget requests, and how many are out
+    /// (shared by its clones).
+    max_in_flight: usize,
+    in_flight: Arc<AtomicUsize>,
     headers: HeaderMap,
     payload: Option<Arc<JsonTemplate>>,
+}
+
+/// One fire-and-forget request's slot, given back when its task ends
+/// (answered, failed, timed out, or dropped with its runtime).
+struct Slot(Arc<AtomicUsize>);
+
+impl Slot {
+    /// A slot if fewer than `max` are taken.
+    fn take(taken: &Arc<AtomicUsize>, max: usize) -> Option<Slot> {
+        taken
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
+                (now < max).then_some(now + 1)
+            })
+            .ok()?;
+        IN_FLIGHT.fetch_add(1, Ordering::AcqRel);
+        Some(Slot(Arc::clone(taken)))
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+        IN_FLIGHT.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl HttpHook {
@@ -48,6 +92,8 @@ impl HttpHook {
             endpoint: Endpoint::new(url, policy)?,
             timeout: Duration::from_secs(30),
             fire_and_forget: false,
+            max_in_flight: DEFAULT_MAX_IN_FLIGHT,
+            in_flight: Arc::new(AtomicUsize::new(0)),
             headers: HeaderMap::new(),
             payload: None,
         })
@@ -65,6 +111,30 @@ impl HttpHook {
     pub fn fire_and_forget(mut self, yes: bool) -> Self {
         self.fire_and_forget = yes;
         self
+    }
+
+    /// Caps the fire-and-forget requests this hook has in flight at once
+    /// (default [`DEFAULT_MAX_IN_FLIGHT`]); past it a call's request is
+    /// dropped, logged and counted, and the call goes on. Refused if zero.
+    pub fn max_in_flight(mut self, max: usize) -> Result<Self, String> {
+        if max == 0 {
+            return Err(
+                "`max_in_flight` is 0, which would drop every request; give at least 1".to_owned(),
+            );
+        }
+        self.max_in_flight = max;
+        Ok(self)
+    }
+
+    /// Fire-and-forget requests in flight now in this process, every hook's.
+    pub fn fire_and_forget_in_flight() -> usize {
+        IN_FLIGHT.load(Ordering::Acquire)
+    }
+
+    /// Fire-and-forget requests this process dropped because their hook had
+    /// [`max_in_flight`](Self::max_in_flight) out already.
+    pub fn fire_and_forget_dropped() -> u64 {
+        DROPPED.load(Ordering::Acquire)
     }
 
     /// Adds a request header. A name or value HTTP does not allow is refused
@@ -277,8 +347,20 @@ impl HttpHook {
                 None => event.to_string(),
             };
             if self.fire_and_forget {
+                let Some(slot) = Slot::take(&self.in_flight, self.max_in_flight) else {
+                    DROPPED.fetch_add(1, Ordering::AcqRel);
+                    tracing::warn!(
+                        url = %shown(&self.endpoint.url),
+                        max_in_flight = self.max_in_flight,
+                        "fire-and-forget HTTP hook dropped a request: as many as it may have \
+                         are in flight (the endpoint is slow or down); raise `max_in_flight` \
+                         or shorten the hook's `timeout`"
+                    );
+                    return Ok(Decision::Continue);
+                };
                 let hook = self.clone();
                 tokio::spawn(async move {
+                    let _slot = slot;
                     if let Err(error) = tokio::time::timeout(hook.timeout, hook.exchange(body))
                         .await
                         .map_err(|_| HookError::TimedOut(hook.timeout))

@@ -78,7 +78,7 @@ pub use address::AddressPolicy;
 pub use agent::{AgentHook, AgentStep, DEFAULT_MAX_TURNS, Turn, Verifier};
 pub use command::{CommandHook, DEFAULT_MAX_OUTPUT, MAX_COMMAND_HOOKS_RUNNING};
 #[cfg(feature = "http")]
-pub use http::{HttpHook, MAX_BODY};
+pub use http::{DEFAULT_MAX_IN_FLIGHT, HttpHook, MAX_BODY};
 pub use mcp_tool::{McpCaller, McpToolHook};
 pub use prompt::{Model, PromptHook};
 pub use upstream::{DEFAULT_UPSTREAM_TIMEOUT, Upstream};

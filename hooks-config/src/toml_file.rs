@@ -12,7 +12,7 @@
 //!
 //! [[hooks]]
 //! event = "post_tool_use"
-//! http = { url = "https://hooks.example.com/audit", fire_and_forget = true }
+//! http = { url = "https://hooks.example.com/audit", fire_and_forget = true }  # max_in_flight = 64
 //!
 //! [[hooks]]
 //! event = "pre_tool_use"
@@ -212,6 +212,8 @@ struct HttpEntry {
     url: String,
     #[serde(default)]
     fire_and_forget: bool,
+    /// Caps fire-and-forget requests in flight (default 64); needs `fire_and_forget`.
+    max_in_flight: Option<usize>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
     payload_template: Option<serde_json::Value>,
@@ -611,6 +613,15 @@ fn http_mode(http: HttpEntry, policy: &AddressPolicy) -> Result<Mode, String> {
     let hook = match http.payload_template {
         Some(template) => hook
             .and_then(|hook| hook.payload_template(json_template(template, "payload_template")?)),
+        None => hook,
+    };
+    let hook = match http.max_in_flight {
+        Some(_) if !http.fire_and_forget => Err(
+            "`max_in_flight` caps fire-and-forget requests: set `fire_and_forget = true`, \
+             or remove it"
+                .to_owned(),
+        ),
+        Some(max) => hook.and_then(|hook| hook.max_in_flight(max)),
         None => hook,
     };
     Ok(Mode::Http(

@@ -22,7 +22,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use hooks_core::prelude::*;
-use hooks_std::approval::{ApprovalGate, Approvals, Database, ScriptedChannel, Status};
+use hooks_std::approval::store::NewRequest;
+use hooks_std::approval::{ApprovalGate, Approvals, Database, Scope, ScriptedChannel, Status};
 
 use chromium::Chromium;
 
@@ -30,7 +31,8 @@ hooks_core::link!(hooks_std);
 
 const CHILD_DATABASE: &str = "HOOKS_STD_CONSOLE_CHILD_DB";
 const CHILD_MARKER: &str = "HOOKS_STD_CONSOLE_CHILD_MARKER";
-const TOKEN: &str = "console-test-token-0123456789";
+/// From `openssl rand -hex 32`: a token the console accepts.
+const TOKEN: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 /// A secret in the call's arguments: the page must never show it.
 const SECRET: &str = "sk_live_51HcQzK2eZvKYlo2C0123456789";
 
@@ -41,10 +43,15 @@ fn main() {
     ) {
         (Some(database), Some(marker)) => agent(database.into(), Path::new(&marker)),
         _ => {
-            print!("test a_click_on_approve_once_runs_the_waiting_call_once ... ");
-            a_click_on_approve_once_runs_the_waiting_call_once();
-            println!("ok");
-            println!("\ntest result: ok. 1 passed; 0 failed");
+            children::check(
+                "a_click_on_approve_once_runs_the_waiting_call_once",
+                a_click_on_approve_once_runs_the_waiting_call_once,
+            );
+            children::check(
+                "hostile_arguments_leave_every_key_and_the_buttons_in_view",
+                hostile_arguments_leave_every_key_and_the_buttons_in_view,
+            );
+            println!("\ntest result: ok. 2 passed; 0 failed");
         }
     }
 }
@@ -312,4 +319,353 @@ fn forged_posts_are_refused(address: SocketAddr, database: &Path) {
     assert!(login.header("set-cookie").is_none());
     let store = Database::open(database, Duration::from_secs(5)).unwrap();
     assert_eq!(store.get(1).unwrap().unwrap().status, Status::Pending);
+}
+
+/// A request stored by hand, as a gate would have: its id.
+fn stored(
+    store: &Database,
+    tool: &str,
+    args: &Value,
+    prompt: &str,
+    agent: &str,
+    session: &str,
+) -> i64 {
+    store
+        .insert(&NewRequest {
+            fingerprint: format!("fingerprint-{tool}-{session}"),
+            session: session.into(),
+            agent: agent.into(),
+            user: Some("dana".into()),
+            tool: tool.into(),
+            args: args.to_string(),
+            prompt: prompt.into(),
+        })
+        .unwrap()
+}
+
+/// Signs the browser in at `console` and waits for the live page.
+async fn sign_in(browser: &mut Chromium, console: &str) {
+    browser.navigate(console).await;
+    browser
+        .wait_for(
+            "document.querySelector('input[name=token]') !== null",
+            Duration::from_secs(30),
+        )
+        .await;
+    browser
+        .eval(&format!(
+            "document.querySelector('input[name=token]').value = '{TOKEN}'; \
+             document.querySelector('form button[type=submit]').click(); true"
+        ))
+        .await;
+    browser
+        .wait_for(
+            "document.getElementById('status')?.textContent === 'live'",
+            Duration::from_secs(30),
+        )
+        .await;
+}
+
+/// What the page's layout says about row `id`, measured in the browser
+/// after scrolling the row to the top of the window: problems found, one a
+/// line (none: every key given and the buttons are in view, nothing is drawn
+/// over the buttons or out of its column, the question is shown).
+const LAYOUT: &str = r#"
+(function (id, keys, question) {
+  const problems = [];
+  const row = document.getElementById("request-" + id);
+  if (!row) return ["no row #" + id];
+  row.scrollIntoView({ block: "start" });
+  const width = window.innerWidth, height = window.innerHeight;
+  const inView = (r) => r.width > 0 && r.height > 0 && r.left >= 0 && r.top >= 0
+    && r.right <= width && r.bottom <= height;
+  // What of `node` is not clipped away by a scrolling or clipping ancestor.
+  const visible = (rect, node) => {
+    let r = { left: rect.left, top: rect.top, right: rect.right, bottom: rect.bottom };
+    for (let up = node.parentElement; up && up !== document.body; up = up.parentElement) {
+      const style = getComputedStyle(up);
+      if (style.overflowX !== "visible" || style.overflowY !== "visible") {
+        const c = up.getBoundingClientRect();
+        r = { left: Math.max(r.left, c.left), top: Math.max(r.top, c.top),
+              right: Math.min(r.right, c.right), bottom: Math.min(r.bottom, c.bottom) };
+      }
+    }
+    return r;
+  };
+  // The first text in the row holding `needle`, where it is drawn.
+  const textRect = (needle) => {
+    const walker = document.createTreeWalker(row, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const at = node.data.indexOf(needle);
+      if (at < 0) continue;
+      const range = document.createRange();
+      range.setStart(node, at);
+      range.setEnd(node, at + needle.length);
+      const r = range.getBoundingClientRect();
+      const v = visible(r, node);
+      return { left: v.left, top: v.top, right: v.right, bottom: v.bottom,
+               width: v.right - v.left, height: v.bottom - v.top };
+    }
+    return null;
+  };
+  const buttons = [...row.querySelectorAll("button")].filter((b) => b.offsetParent !== null);
+  const approve = buttons.find((b) => b.value === "once");
+  if (!approve) problems.push("no visible Approve once button");
+  else if (!inView(approve.getBoundingClientRect())) problems.push("Approve once is out of view: " + JSON.stringify(approve.getBoundingClientRect()));
+  for (const button of buttons) {
+    const r = button.getBoundingClientRect();
+    if (!inView(r)) { problems.push("button " + button.textContent + " out of view"); continue; }
+    for (const [fx, fy] of [[0.5, 0.5], [0.1, 0.2], [0.9, 0.8]]) {
+      const top = document.elementFromPoint(r.left + r.width * fx, r.top + r.height * fy);
+      if (!top || !button.contains(top)) problems.push("something is drawn over " + button.textContent + ": " + (top && top.outerHTML.slice(0, 80)));
+    }
+  }
+  for (const key of keys) {
+    const r = textRect(key);
+    if (!r) problems.push("key " + key.slice(0, 30) + " is not in the row");
+    else if (!inView(r)) problems.push("key " + key.slice(0, 30) + " is out of view: " + JSON.stringify(r));
+  }
+  if (!row.innerText.includes(question)) problems.push("the question is not shown in the row");
+  // No text drawn outside its own column.
+  for (const cell of row.children) {
+    const c = cell.getBoundingClientRect();
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      for (const r of range.getClientRects()) {
+        const v = visible(r, node);
+        if (v.right <= v.left || v.bottom <= v.top) continue;
+        if (v.left < c.left - 1 || v.right > c.right + 1) {
+          problems.push("text drawn outside its column: " + node.data.slice(0, 40));
+          break;
+        }
+      }
+    }
+  }
+  if (document.documentElement.scrollWidth > width + 1) problems.push("the page scrolls sideways: " + document.documentElement.scrollWidth);
+  if (approve && row.innerText.length > 6000) problems.push("the row shows " + row.innerText.length + " characters at once");
+  return problems;
+})
+"#;
+
+/// One hostile request stored: its id, tool, the keys (and dangerous
+/// values) that must stay in view, and its question.
+struct Hostile {
+    id: i64,
+    tool: String,
+    in_view: Vec<String>,
+    question: &'static str,
+}
+
+/// Requests whose arguments try to push what matters out of view: a
+/// harmless 12,000-character first value, unbreakable strings (in a value,
+/// the agent's and session's names, the tool's), padding of line breaks and
+/// spaces, a 3,000-character key.
+fn hostile_requests(store: &Database) -> Vec<Hostile> {
+    let harmless: String = "the quarterly report is attached for review. "
+        .repeat(300)
+        .chars()
+        .take(12_000)
+        .collect();
+    let long_key = format!("k{}", "x".repeat(3_000));
+    let padded = format!("fine{}{}", "\n".repeat(400), " ".repeat(3_000));
+    let cases = [
+        (
+            "shell_exec".to_owned(),
+            json!({"note": harmless, "command": "rm -rf / --no-preserve-root"}),
+            "Run a shell command on the production host?",
+            "agent-7".to_owned(),
+            "console-session".to_owned(),
+            vec!["note", "command", "rm -rf /"],
+        ),
+        (
+            "files_write".to_owned(),
+            json!({"path": "A".repeat(5_000), "target": "prod-db"}),
+            "Write a file outside the workspace?",
+            format!("agent-{}", "B".repeat(3_000)),
+            format!("session-{}", "C".repeat(3_000)),
+            vec!["path", "target", "prod-db"],
+        ),
+        (
+            "payments_transfer".to_owned(),
+            json!({"comment": padded, long_key.clone(): 1, "amount_usd": 1_000_000}),
+            "Move money between accounts?",
+            "agent-9".to_owned(),
+            "other-session".to_owned(),
+            vec!["comment", &long_key[..20], "amount_usd", "1000000"],
+        ),
+        (
+            format!("tool_{}", "T".repeat(2_000)),
+            json!({"query": "DROP TABLE users"}),
+            "Run a query that writes?",
+            "agent-3".to_owned(),
+            "third-session".to_owned(),
+            vec!["query", "DROP TABLE users"],
+        ),
+        (
+            // More keys than a window holds: not all in view, so the count
+            // by the buttons says so (only the buttons' layout is checked).
+            "bulk_update".to_owned(),
+            Value::Object(
+                (0..40)
+                    .map(|n| (format!("field_{n:02}"), json!(n)))
+                    .collect(),
+            ),
+            "Update many fields?",
+            "agent-4".to_owned(),
+            "fourth-session".to_owned(),
+            vec![],
+        ),
+    ];
+    cases
+        .into_iter()
+        .map(|(tool, args, question, agent, session, in_view)| Hostile {
+            id: stored(store, &tool, &args, question, &agent, &session),
+            tool,
+            in_view: in_view.into_iter().map(str::to_owned).collect(),
+            question,
+        })
+        .collect()
+}
+
+fn hostile_arguments_leave_every_key_and_the_buttons_in_view() {
+    let database = temp("hostile.sqlite3");
+    let token_file = temp("hostile-token");
+    std::fs::write(&token_file, format!("{TOKEN}\n")).unwrap();
+    let store = Database::open(&database, Duration::from_secs(5)).unwrap();
+    let hostile = hostile_requests(&store);
+    let (_server, address) = serve(&database, &token_file);
+    let console = format!("http://{address}/");
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut browser = Chromium::launch().await;
+        browser
+            .call(
+                "Emulation.setDeviceMetricsOverride",
+                json!({"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": false}),
+            )
+            .await;
+        sign_in(&mut browser, &console).await;
+        browser
+            .wait_for(
+                &format!(
+                    "document.querySelectorAll('tr.request').length === {}",
+                    hostile.len()
+                ),
+                Duration::from_secs(30),
+            )
+            .await;
+        let mut problems = Vec::new();
+        for request in &hostile {
+            let found = browser
+                .eval(&format!(
+                    "{LAYOUT}({}, {}, {})",
+                    request.id,
+                    json!(request.in_view),
+                    json!(request.question)
+                ))
+                .await;
+            for problem in found.as_array().unwrap() {
+                problems.push(format!(
+                    "#{} {}: {}",
+                    request.id,
+                    &request.tool[..request.tool.len().min(20)],
+                    problem.as_str().unwrap()
+                ));
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+
+        // A long value is cut, its size said, and there to be seen whole.
+        let first = hostile[0].id;
+        let row = browser
+            .eval(&format!(
+                "document.getElementById('request-{first}').innerText"
+            ))
+            .await;
+        assert!(row.as_str().unwrap().contains("12,000 characters"), "{row}");
+        let count = browser
+            .eval(&format!(
+                "document.querySelector('#request-{first} td.answer .count').innerText"
+            ))
+            .await;
+        assert_eq!(
+            count,
+            json!("2 arguments"),
+            "the count stands by the buttons"
+        );
+        let many = browser
+            .eval(&format!(
+                "document.querySelector('#request-{} td.answer .count').innerText",
+                hostile[4].id
+            ))
+            .await;
+        assert_eq!(
+            many,
+            json!("40 arguments: scroll to read every one before answering")
+        );
+        let whole = browser
+            .eval(&format!(
+                "(() => {{ const d = document.querySelector('#request-{first} details'); \
+                 d.open = true; return d.querySelector('.whole').textContent.length; }})()"
+            ))
+            .await;
+        assert_eq!(whole, json!(12_000));
+
+        approve_for_the_session_in_two_steps(&mut browser, &store, hostile[2].id).await;
+    });
+    let answered = store.get(hostile[2].id).unwrap().unwrap();
+    assert_eq!(answered.status, Status::Approved);
+    assert_eq!(answered.scope, Some(Scope::Session));
+    assert_eq!(answered.responded_by.as_deref(), Some("alice"));
+    let _ = std::fs::remove_dir_all(database.parent().unwrap());
+}
+
+/// "Approve for the session" shows a second step naming what it lets
+/// through (one click answers nothing); its confirmation answers.
+async fn approve_for_the_session_in_two_steps(browser: &mut Chromium, store: &Database, id: i64) {
+    browser
+        .eval(&format!(
+            "document.querySelector('#request-{id} button.session').click(); true"
+        ))
+        .await;
+    let confirm = browser
+        .eval(&format!(
+            "(() => {{ const f = document.querySelector('#request-{id} form.confirm-session'); \
+             return f.hidden ? null : f.innerText; }})()"
+        ))
+        .await;
+    let confirm = confirm.as_str().expect("the second step is shown");
+    assert!(
+        confirm.contains("payments_transfer") && confirm.contains("other-session"),
+        "{confirm}"
+    );
+    assert_eq!(
+        store.get(id).unwrap().unwrap().status,
+        Status::Pending,
+        "one click approved"
+    );
+    let problems = browser
+        .eval(&format!("{LAYOUT}({id}, [], 'Move money')"))
+        .await;
+    assert_eq!(problems, json!([]), "the second step's layout");
+    browser
+        .eval(&format!(
+            "document.querySelector('#request-{id} button.confirm').click(); true"
+        ))
+        .await;
+    browser
+        .wait_for(
+            &format!(
+                "document.getElementById('status')?.textContent === 'live' \
+                 && document.getElementById('request-{id}') === null"
+            ),
+            Duration::from_secs(30),
+        )
+        .await;
 }

@@ -3,9 +3,14 @@
 //! answers without cookie or CSRF token (a wrong one answers nothing); behind
 //! a trusted proxy the header names who answered, and forms still need the
 //! user's CSRF token and the console's origin; a denial needs a reason; an
-//! answered request is never answered twice. Every refusal is checked in the
+//! answered request is never answered twice. Who answered is the token's
+//! holder (each line of a token file names one), never a typed name; wrong
+//! tokens are throttled, weak ones refused at start; sessions expire; a
+//! session approval needs its second step. Every refusal is checked in the
 //! store too: the request is still pending.
 
+#[path = "support/children.rs"]
+mod children;
 #[path = "support/http.rs"]
 mod http;
 
@@ -18,7 +23,8 @@ use hooks_std::approval::console::{Console, ConsoleAuth};
 use hooks_std::approval::store::NewRequest;
 use hooks_std::approval::{ApprovalStore, Request, Scope, SqliteStore, Status};
 
-const TOKEN: &str = "console-http-token-0123456789abcdef";
+/// From `openssl rand -hex 32`: a token the console accepts.
+const TOKEN: &str = "5c1f0e8a93b24d7e6f01a9c3b8d2e4f7a6c5b0d9e8f7a1b2c3d4e5f60718293a";
 const PROXY_HEADER: &str = "x-forwarded-user";
 
 /// A console serving a fresh SQLite store on loopback, and the store itself.
@@ -26,10 +32,28 @@ struct Served {
     runtime: tokio::runtime::Runtime,
     store: SqliteStore,
     address: SocketAddr,
+    path: PathBuf,
+}
+
+impl Drop for Served {
+    /// Removes its database; the directory too once the last test's is gone.
+    fn drop(&mut self) {
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", self.path.display()));
+        }
+        if let Some(dir) = self.path.parent() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
 }
 
 impl Served {
     fn new(name: &str, auth: ConsoleAuth) -> Self {
+        Self::with(name, auth, |console| console)
+    }
+
+    /// [`Served::new`], the console set up by `setup`.
+    fn with(name: &str, auth: ConsoleAuth, setup: impl FnOnce(Console) -> Console) -> Self {
         let dir =
             std::env::temp_dir().join(format!("hooks-std-console-http-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -47,12 +71,13 @@ impl Served {
             .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
             .unwrap();
         let address = listener.local_addr().unwrap();
-        let console = Console::new(store.clone(), auth).answered_by("token-bearer");
+        let console = setup(Console::new(store.clone(), auth));
         runtime.spawn(console.serve(listener));
         Served {
             runtime,
             store,
             address,
+            path,
         }
     }
 
@@ -115,11 +140,11 @@ impl Served {
 }
 
 fn token() -> ConsoleAuth {
-    ConsoleAuth::Token(TOKEN.into())
+    ConsoleAuth::token("token-bearer", TOKEN).unwrap()
 }
 
 fn proxy() -> ConsoleAuth {
-    ConsoleAuth::TrustedHeader(HeaderName::from_static(PROXY_HEADER))
+    ConsoleAuth::trusted_header(HeaderName::from_static(PROXY_HEADER))
 }
 
 fn bearer() -> String {
@@ -230,11 +255,8 @@ fn a_bearer_of_the_token_lists_and_answers_without_cookie_or_csrf() {
     // For the session: the grant lands with the answer.
     let reply = served.answer(
         transfer,
-        &[(
-            "Authorization",
-            "bearer  console-http-token-0123456789abcdef ",
-        )],
-        "action=session",
+        &[("Authorization", &format!("bearer  {TOKEN} "))],
+        "action=session&confirm=yes",
     );
     assert_eq!(
         reply.status, 303,
@@ -443,7 +465,7 @@ fn a_denial_needs_a_reason() {
         denied.reason.as_deref(),
         Some("refunds over $100 need a ticket")
     );
-    assert_eq!(denied.responded_by.as_deref(), Some("carol"));
+    assert_eq!(denied.responded_by.as_deref(), Some("token-bearer"));
     assert_eq!(denied.scope, Some(Scope::Once));
     assert!(served.pending_ids().is_empty());
 }
@@ -462,7 +484,7 @@ fn an_answered_request_is_not_answered_again() {
 
     for body in [
         "action=once",
-        "action=session",
+        "action=session&confirm=yes",
         "action=deny&reason=changed+my+mind",
     ] {
         let again = served.answer(refund, &by_bearer, body);
@@ -625,4 +647,351 @@ fn a_page_under_another_host_name_cannot_use_the_console() {
         );
         assert_eq!(page.status, 200, "{host}: {}", page.body);
     }
+}
+
+#[test]
+fn who_answered_is_how_they_signed_in_not_a_name_they_typed() {
+    let served = Served::new("identity", token());
+    let refund = served.ask("payments_refund");
+    let origin = served.origin();
+    // The form has no name field; one added by hand names nobody.
+    let reply = http::send(
+        served.address,
+        "POST",
+        "/login",
+        &[("Origin", &origin)],
+        Some(&format!("token={TOKEN}&name=the-ceo")),
+    );
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    let cookie = reply
+        .header("set-cookie")
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    let csrf = http::csrf(served.address, &cookie);
+    let reply = served.answer(
+        refund,
+        &[("Cookie", &cookie), ("Origin", &origin)],
+        &format!("action=once&csrf={csrf}"),
+    );
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    assert_eq!(
+        served.stored(refund).responded_by.as_deref(),
+        Some("token-bearer"),
+        "the token's holder answered, whatever name was typed"
+    );
+    let form = served.get("/login", &[]);
+    assert!(!form.body.contains(r#"name="name""#), "{}", form.body);
+}
+
+#[test]
+fn approving_for_the_session_needs_a_second_step() {
+    let served = Served::new("confirm", token());
+    let transfer = served.ask("payments_transfer");
+    let bearer = bearer();
+    let by_bearer = [("Authorization", bearer.as_str())];
+    for (body, why) in [
+        ("action=session", "no confirmation"),
+        ("action=session&confirm=", "an empty confirmation"),
+        ("action=session&confirm=no", "a confirmation that says no"),
+    ] {
+        let reply = served.answer(transfer, &by_bearer, body);
+        assert_eq!(reply.status, 400, "{why}: {}", reply.body);
+        assert!(reply.body.contains("confirm"), "{why}: {}", reply.body);
+        served.assert_pending(transfer, why);
+    }
+    assert!(
+        served
+            .runtime
+            .block_on(
+                served
+                    .store
+                    .grant("console-http-session", "payments_transfer")
+            )
+            .unwrap()
+            .is_none(),
+        "no grant without the second step"
+    );
+    let reply = served.answer(transfer, &by_bearer, "action=session&confirm=yes");
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    assert_eq!(served.stored(transfer).scope, Some(Scope::Session));
+}
+
+/// Signs in with `token` from the test's address: the status.
+fn sign_in(served: &Served, token: &str) -> http::Reply {
+    let origin = served.origin();
+    http::send(
+        served.address,
+        "POST",
+        "/login",
+        &[("Origin", &origin)],
+        Some(&format!("token={token}")),
+    )
+}
+
+#[test]
+fn wrong_tokens_are_throttled_and_the_right_one_gets_back_in() {
+    let served = Served::new("throttle", token());
+    let refund = served.ask("payments_refund");
+    let signed_in = http::login(served.address, TOKEN);
+    // 300 wrong tokens as fast as one client can send them, by form and by header.
+    let mut answered = 0;
+    let mut throttled = 0;
+    let guessing = std::time::Instant::now();
+    for n in 0..300 {
+        let wrong = format!("wrong-token-{n:04}-0123456789abcdef");
+        let reply = if n % 2 == 0 {
+            sign_in(&served, &wrong)
+        } else {
+            served.get(
+                "/requests",
+                &[("Authorization", &format!("Bearer {wrong}"))],
+            )
+        };
+        match reply.status {
+            401 => answered += 1,
+            429 => {
+                throttled += 1;
+                let retry: u64 = reply
+                    .header("retry-after")
+                    .expect("a Retry-After")
+                    .parse()
+                    .expect("seconds");
+                assert!((1..=60).contains(&retry), "{retry}");
+                assert!(reply.header("set-cookie").is_none());
+            }
+            other => panic!("wrong token #{n}: {other} {}", reply.body),
+        }
+    }
+    // Ten at once, and one more for every 6 s the guessing took (a slow machine).
+    let allowed = 10.0 + (guessing.elapsed().as_secs_f64() / 6.0).ceil();
+    assert!(
+        f64::from(answered) <= allowed,
+        "{answered} wrong tokens were checked (at most {allowed}), {throttled} throttled"
+    );
+    assert_eq!(answered + throttled, 300);
+    served.assert_pending(refund, "throttled guesses");
+    // Someone signed in before is not slowed: only presented tokens count.
+    assert_eq!(
+        listed(&served.get("/requests", &[("Cookie", &signed_in)])),
+        vec![refund]
+    );
+    // The right token from the same address waits its turn, then gets in: a
+    // guesser slows everyone on its address, and locks out nobody for good.
+    let started = std::time::Instant::now();
+    loop {
+        let reply = sign_in(&served, TOKEN);
+        if reply.status == 303 {
+            break;
+        }
+        assert_eq!(reply.status, 429, "{}", reply.body);
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the right token is still refused after two minutes"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+#[test]
+fn a_token_easy_to_guess_is_refused_at_start() {
+    let dir = std::env::temp_dir().join(format!(
+        "hooks-std-console-http-weak-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("weak-token");
+    for weak in [
+        "aaaaaaaaaaaaaaaa",
+        "abcdefghijklmnopqrstuvwxyz",
+        "0123456789012345678901234567890123456789",
+        "abababababababababababababababababababab",
+        "correcthorse",
+    ] {
+        std::fs::write(&file, format!("{weak}\n")).unwrap();
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hooks-approve"))
+            .args(["--db".as_ref(), dir.join("weak.sqlite3").as_os_str()])
+            .args(["serve", "--bind", "127.0.0.1:0", "--token-file"])
+            .arg(&file)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A console that starts prints its address and serves until killed.
+        let status = children::wait(&mut child, Duration::from_secs(60));
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!status.success(), "{weak}: started");
+        assert!(
+            output.stdout.is_empty(),
+            "{weak}: {}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+        assert!(
+            stderr.contains("bits") && stderr.contains("openssl rand"),
+            "{weak}: {stderr}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Polls `expired` until it is true: the time since `since` then, failing
+/// after a minute.
+fn until(since: std::time::Instant, mut expired: impl FnMut() -> bool) -> Duration {
+    loop {
+        if expired() {
+            return since.elapsed();
+        }
+        assert!(
+            since.elapsed() < Duration::from_secs(60),
+            "still not expired after a minute"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_login_expires() {
+    let lifetime = Duration::from_secs(2);
+    let served = Served::new("expiry", token().session_lifetime(lifetime));
+    let refund = served.ask("payments_refund");
+    let origin = served.origin();
+    let before = std::time::Instant::now();
+    let cookie = http::login(served.address, TOKEN);
+    let csrf = http::csrf(served.address, &cookie);
+    let with_cookie = [("Cookie", cookie.as_str())];
+    assert_eq!(listed(&served.get("/requests", &with_cookie)), vec![refund]);
+    // The live stream ends with the session (its reconnection is refused below).
+    let stream = served.get("/events", &with_cookie);
+    assert_eq!(stream.status, 200);
+    assert!(stream.body.contains("payments_refund"), "{}", stream.body);
+    assert!(before.elapsed() >= lifetime, "the stream ended early");
+    let waited = until(before, || served.get("/", &with_cookie).status == 401);
+    assert!(waited >= lifetime, "expired after {waited:?}");
+    for path in ["/requests", "/events"] {
+        assert_eq!(served.get(path, &with_cookie).status, 401, "{path}");
+    }
+    let reply = served.answer(
+        refund,
+        &[("Cookie", &cookie), ("Origin", &origin)],
+        &format!("action=once&csrf={csrf}"),
+    );
+    assert_eq!(reply.status, 401, "{}", reply.body);
+    served.assert_pending(refund, "an expired login");
+    // Signing in again works.
+    let cookie = http::login(served.address, TOKEN);
+    assert_eq!(served.get("/", &[("Cookie", &cookie)]).status, 200);
+}
+
+#[test]
+fn a_proxy_users_session_expires() {
+    let lifetime = Duration::from_secs(2);
+    let served = Served::new("proxy-expiry", proxy().session_lifetime(lifetime));
+    let refund = served.ask("payments_refund");
+    let origin = served.origin();
+    let alice = [(PROXY_HEADER, "alice")];
+    let before = std::time::Instant::now();
+    let old = page_csrf(&served, &alice);
+    let stream = served.get("/events", &alice);
+    assert!(stream.body.contains("payments_refund"), "{}", stream.body);
+    assert!(before.elapsed() >= lifetime, "the stream ended early");
+    let waited = until(before, || page_csrf(&served, &alice) != old);
+    assert!(waited >= lifetime, "renewed after {waited:?}");
+    // A page older than the session answers nothing; a fresh one does.
+    let reply = served.answer(
+        refund,
+        &[(PROXY_HEADER, "alice"), ("Origin", &origin)],
+        &format!("action=once&csrf={old}"),
+    );
+    assert_eq!(reply.status, 403, "{}", reply.body);
+    served.assert_pending(refund, "a CSRF token of an expired session");
+    let fresh = page_csrf(&served, &alice);
+    let reply = served.answer(
+        refund,
+        &[(PROXY_HEADER, "alice"), ("Origin", &origin)],
+        &format!("action=once&csrf={fresh}"),
+    );
+    assert_eq!(reply.status, 303, "{}", reply.body);
+    assert_eq!(served.stored(refund).responded_by.as_deref(), Some("alice"));
+}
+
+#[test]
+fn each_token_in_the_file_answers_under_its_holders_name() {
+    const ALICE: &str = "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae";
+    const BOB: &str = "Zx3v9Q2mT8kL1pW7rY4bN6cH0sJd5fGuEaVtRyXo0b1w";
+    let dir = std::env::temp_dir().join(format!(
+        "hooks-std-console-http-holders-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let database = dir.join("holders.sqlite3");
+    let tokens = dir.join("tokens");
+    std::fs::write(
+        &tokens,
+        format!("# who may answer\nalice {ALICE}\n\nbob   {BOB}\n"),
+    )
+    .unwrap();
+    let store = SqliteStore::open(&database, Duration::from_secs(5)).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let ask = |tool: &str| {
+        runtime
+            .block_on(store.insert(NewRequest {
+                fingerprint: format!("fingerprint-{tool}"),
+                session: "holders".into(),
+                agent: "agent-7".into(),
+                user: None,
+                tool: tool.into(),
+                args: "{}".into(),
+                prompt: format!("Allow {tool}?"),
+            }))
+            .unwrap()
+    };
+    let (refund, transfer) = (ask("payments_refund"), ask("payments_transfer"));
+    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_hooks-approve"))
+        .args(["--db".as_ref(), database.as_os_str()])
+        .args(["serve", "--bind", "127.0.0.1:0", "--by", "nobody"])
+        .args(["--session-lifetime", "30m", "--token-file"])
+        .arg(&tokens)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(server.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let address: SocketAddr = line
+        .trim()
+        .strip_prefix("console on http://")
+        .and_then(|rest| rest.trim_end_matches('/').parse().ok())
+        .unwrap_or_else(|| panic!("unexpected console output: {line:?}"));
+    for (id, token) in [(refund, ALICE), (transfer, BOB)] {
+        let reply = http::send(
+            address,
+            "POST",
+            &format!("/requests/{id}/answer"),
+            &[("Authorization", &format!("Bearer {token}"))],
+            Some("action=once"),
+        );
+        assert_eq!(reply.status, 303, "{}", reply.body);
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    let by = |id| {
+        runtime
+            .block_on(store.get(id))
+            .unwrap()
+            .unwrap()
+            .responded_by
+    };
+    assert_eq!(by(refund).as_deref(), Some("alice"));
+    assert_eq!(by(transfer).as_deref(), Some("bob"));
+    let _ = std::fs::remove_dir_all(&dir);
 }

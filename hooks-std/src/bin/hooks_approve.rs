@@ -6,21 +6,25 @@
 //! hooks-approve [--db PATH] approve ID [--always] [--by NAME]
 //! hooks-approve [--db PATH] deny ID --reason TEXT [--by NAME]
 //! hooks-approve [--db PATH] serve [--bind ADDR] [--token-file PATH | --trusted-header NAME]
-//!                                 [--origin URL] [--by NAME]
+//!                                 [--origin URL] [--by NAME] [--session-lifetime 8h]
 //! ```
 //!
 //! `serve` (feature `console`) runs the approval console, a web page listing
 //! pending requests with approve once / approve for the session / deny, on
 //! `--bind` (`127.0.0.1:8787` by default; port 0 picks a free one). It prints
-//! `console on http://ADDR/` once it listens. Callers prove themselves with the token in
+//! `console on http://ADDR/` once it listens. Callers prove themselves with a token in
 //! `--token-file`, else `$HOOKS_CONSOLE_TOKEN` (as `Authorization: Bearer`, or
-//! through the login form), or, with `--trusted-header X-Forwarded-User`, by
+//! through the login form), and answer under its holder's name: each line of
+//! the file is `NAME TOKEN`, or a lone `TOKEN` held by `--by` (tokens hold no
+//! spaces); a token easy to guess is refused at start. Or, with
+//! `--trusted-header X-Forwarded-User`, they are named by
 //! the header a reverse proxy sets: anyone reaching the console directly could
 //! set it too, so it is refused unless the console is bound to loopback, and
 //! the proxy must overwrite the header. `--origin` names the URL people use
 //! through a proxy (or under the machine's own name): the console answers only
 //! to loopback names, its bound address and those, so a page under another
-//! domain that resolves here (DNS rebinding) is refused.
+//! domain that resolves here (DNS rebinding) is refused. A login (and a
+//! proxy user's CSRF token) lasts `--session-lifetime` (8 hours by default).
 //!
 //! The database is `--db`, else `$HOOKS_APPROVALS_DB` (one of them is needed:
 //! a database nobody named is never made);
@@ -40,7 +44,7 @@ const USAGE: &str = "usage: hooks-approve [--db PATH | --store postgres://...] l
        hooks-approve [--db PATH] show ID
        hooks-approve [--db PATH] approve ID [--always] [--by NAME]
        hooks-approve [--db PATH] deny ID --reason TEXT [--by NAME]
-       hooks-approve [--db PATH] serve [--bind ADDR] [--token-file PATH | --trusted-header NAME] [--origin URL] [--by NAME]";
+       hooks-approve [--db PATH] serve [--bind ADDR] [--token-file PATH | --trusted-header NAME] [--origin URL] [--by NAME] [--session-lifetime 8h]";
 
 /// A parsed command line.
 struct Invocation {
@@ -66,6 +70,7 @@ struct Serve {
     trusted_header: Option<String>,
     origins: Vec<String>,
     by: String,
+    session_lifetime: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -98,6 +103,7 @@ fn parse(args: Vec<String>) -> Result<Invocation, String> {
     let mut always = false;
     let mut bind = "127.0.0.1:8787".to_owned();
     let (mut token_file, mut trusted_header, mut origins) = (None, None, Vec::new());
+    let mut session_lifetime = None;
     let mut words = Vec::new();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -112,6 +118,7 @@ fn parse(args: Vec<String>) -> Result<Invocation, String> {
             "--token-file" => token_file = Some(PathBuf::from(value("--token-file")?)),
             "--trusted-header" => trusted_header = Some(value("--trusted-header")?),
             "--origin" => origins.push(value("--origin")?),
+            "--session-lifetime" => session_lifetime = Some(value("--session-lifetime")?),
             flag if flag.starts_with("--") => return Err(format!("unknown option `{flag}`")),
             _ => words.push(arg),
         }
@@ -143,6 +150,7 @@ fn parse(args: Vec<String>) -> Result<Invocation, String> {
             trusted_header,
             origins,
             by,
+            session_lifetime,
         }),
         Some(_) => {
             return Err(format!(
@@ -336,24 +344,43 @@ fn serve(
                      anyone reaching the console directly could set `{header}`"
                 ));
             }
-            ConsoleAuth::TrustedHeader(
+            ConsoleAuth::trusted_header(
                 header
                     .parse()
                     .map_err(|_| format!("`{header}` is not a header name"))?,
             )
         }
-        (Some(file), None) => ConsoleAuth::Token(token(
+        (Some(file), None) => tokens(
             &std::fs::read_to_string(&file)
                 .map_err(|error| format!("cannot read `{}`: {error}", file.display()))?,
-        )?),
-        (None, None) => ConsoleAuth::Token(token(&std::env::var("HOOKS_CONSOLE_TOKEN").map_err(
-            |_| "`serve` needs `--token-file PATH`, `$HOOKS_CONSOLE_TOKEN`, or `--trusted-header NAME`",
-        )?)?),
+            &options.by,
+        )
+        .map_err(|error| format!("`{}`: {error}", file.display()))?,
+        (None, None) => ConsoleAuth::token(
+            options.by,
+            std::env::var("HOOKS_CONSOLE_TOKEN")
+                .map_err(|_| {
+                    "`serve` needs `--token-file PATH`, `$HOOKS_CONSOLE_TOKEN`, or `--trusted-header NAME`"
+                })?
+                .trim(),
+        )
+        .map_err(|error| format!("`$HOOKS_CONSOLE_TOKEN`: {error}"))?,
     };
-    let console = options.origins.into_iter().fold(
-        Console::new(store, auth).answered_by(options.by),
-        Console::origin,
-    );
+    let auth = match options.session_lifetime {
+        Some(text) => auth.session_lifetime(
+            humantime::parse_duration(&text)
+                .ok()
+                .filter(|lifetime| !lifetime.is_zero())
+                .ok_or_else(|| {
+                    format!("`--session-lifetime {text}` is not a duration (`30m`, `8h`)")
+                })?,
+        ),
+        None => auth,
+    };
+    let console = options
+        .origins
+        .into_iter()
+        .fold(Console::new(store, auth), Console::origin);
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(bind)
             .await
@@ -367,14 +394,27 @@ fn serve(
     })
 }
 
-/// The token, without the newline a file or a shell adds; refused if short enough to guess.
+/// The tokens in a token file: `NAME TOKEN` lines, or a lone `TOKEN` held
+/// by `by`; blank lines and `#` comments skipped. Weak tokens are refused.
 #[cfg(feature = "console")]
-fn token(text: &str) -> Result<String, String> {
-    let token = text.trim();
-    if token.len() < 16 {
-        return Err(
-            "the console token is shorter than 16 characters: too easy to guess".to_owned(),
-        );
+fn tokens(text: &str, by: &str) -> Result<hooks_std::approval::console::ConsoleAuth, String> {
+    let mut holders = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words[..] {
+            [token] => holders.push((by.to_owned(), token.to_owned())),
+            [name, token] => holders.push((name.to_owned(), token.to_owned())),
+            _ => {
+                return Err(format!(
+                    "line {} is not `NAME TOKEN` or `TOKEN` (tokens hold no spaces)",
+                    number + 1
+                ));
+            }
+        }
     }
-    Ok(token.to_owned())
+    hooks_std::approval::console::ConsoleAuth::tokens(holders)
 }

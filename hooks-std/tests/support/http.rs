@@ -93,7 +93,7 @@ pub(crate) fn login(address: SocketAddr, token: &str) -> String {
         "POST",
         "/login",
         &[("Origin", &origin)],
-        Some(&format!("token={token}&name=carol")),
+        Some(&format!("token={token}")),
     );
     assert_eq!(reply.status, 303, "login refused: {}", reply.body);
     let cookie = reply.header("set-cookie").expect("a session cookie");

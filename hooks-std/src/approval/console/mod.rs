@@ -1,8 +1,13 @@
 //! The approval console: a small web page listing pending requests (tool,
-//! redacted arguments, who asked, age) with *approve once*, *approve for the
-//! session* and *deny with a reason*; the list updates live (Server-Sent
-//! Events). `hooks-approve serve` runs it; [`Console::router`] mounts it in
-//! a server of your own.
+//! the hook's question, redacted arguments, who asked, age) with *approve
+//! once*, *approve for the session* (a second step names what it lets
+//! through) and *deny with a reason*; the list updates live (Server-Sent
+//! Events). Every argument's key is listed with a preview of its value, cut
+//! with its size said and the whole a click away, so no value, however long
+//! or padded, pushes another key away from the buttons; columns are fixed
+//! and every text wraps anywhere, so no string draws over another column.
+//! `hooks-approve serve` runs it; [`Console::router`] mounts it in a server
+//! of your own.
 //!
 //! It works on any [`ConsoleStore`] — every [`ApprovalStore`](super::ApprovalStore)
 //! is one — so the gate waiting on the same store sees the answer at its next poll.
@@ -10,7 +15,16 @@
 //! Security:
 //! - authentication ([`ConsoleAuth`]): a token, sent as `Authorization:
 //!   Bearer` or once through a login form that sets an `HttpOnly`,
-//!   `SameSite=Strict` session cookie; or a header a trusted reverse proxy sets;
+//!   `SameSite=Strict` session cookie; or a header a trusted reverse proxy
+//!   sets. Who answered is the token's holder or the proxy's user, never a
+//!   name typed in; a token easy to guess is refused when the console is made;
+//! - sign-in is throttled per client address (10 tokens a minute; past it,
+//!   `429` whatever the token, until the allowance refills);
+//! - sessions (a login, a proxy user's CSRF token) expire after
+//!   [`ConsoleAuth::session_lifetime`], 8 hours by default, and an open
+//!   page's live stream ends with them;
+//! - approving for the session takes a second step (`confirm=yes`), which
+//!   the server requires;
 //! - every `POST` from a browser session carries the session's CSRF token (a
 //!   hidden form field, compared in constant time) and an `Origin` (or
 //!   `Referer`) of the console itself; bearer requests need neither, since a
@@ -24,37 +38,43 @@
 
 mod auth;
 mod page;
+mod shown;
 mod store;
+mod strength;
+mod throttle;
 
 use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use axum::Router;
-use axum::extract::{Form, Path, State};
+use axum::extract::{ConnectInfo, Extension, Form, Path, State};
 use axum::http::header::{self, HeaderMap, HeaderValue};
 use axum::http::{StatusCode, Uri};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use futures_util::Stream;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 pub use auth::ConsoleAuth;
 pub use store::ConsoleStore;
 
 use super::printable;
-use super::store::{Answering, Request, Scope};
+use super::store::{Answering, Scope};
 use auth::{COOKIE, Caller, Refusal, Sessions};
+use shown::Shown;
+use throttle::{Client, Throttle};
 
-/// The console: a store, how callers are authenticated, and who answers by default.
+/// The console: a store, and how callers are authenticated (which names them).
 pub struct Console {
     store: Arc<dyn ConsoleStore>,
     auth: ConsoleAuth,
-    answered_by: String,
     poll_interval: Duration,
     origins: Vec<String>,
     sessions: Sessions,
+    throttle: Throttle,
     /// The address `serve` listens on: its IP is a name the console answers to.
     bound: Option<std::net::IpAddr>,
 }
@@ -65,20 +85,12 @@ impl Console {
         Console {
             store: Arc::new(store),
             auth,
-            answered_by: "console".to_owned(),
             poll_interval: Duration::from_millis(500),
             origins: Vec::new(),
             sessions: Sessions::default(),
+            throttle: Throttle::default(),
             bound: None,
         }
-    }
-
-    /// Who an answer is recorded as given by when the caller named nobody
-    /// (a bearer of the token, a login without a name).
-    #[must_use]
-    pub fn answered_by(mut self, name: impl Into<String>) -> Self {
-        self.answered_by = name.into();
-        self
     }
 
     /// How often the store is read for changes to push to open pages.
@@ -102,6 +114,11 @@ impl Console {
     /// (`Host`) are refused first: a web page whose own domain resolves to
     /// this machine (DNS rebinding) cannot use the console as its own origin.
     /// Loopback names, the bound address and the `origin`s' hosts are its names.
+    ///
+    /// Sign-in attempts are throttled by the client's address, which axum
+    /// gives only to a server made with
+    /// `into_make_service_with_connect_info::<SocketAddr>()`; without it,
+    /// every client shares one allowance of wrong tokens.
     pub fn router(self) -> Router {
         let console = Arc::new(self);
         Router::new()
@@ -122,7 +139,12 @@ impl Console {
     /// Serves the console on `listener` until the process ends.
     pub async fn serve(mut self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
         self.bound = Some(listener.local_addr()?.ip());
-        axum::serve(listener, self.router()).await
+        axum::serve(
+            listener,
+            self.router()
+                .into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .await
     }
 
     /// Whether `Host` names this console.
@@ -155,23 +177,33 @@ impl Console {
         })
     }
 
-    fn caller(&self, headers: &HeaderMap) -> Result<Caller, Refusal> {
-        self.auth.caller(headers, &self.sessions, &self.answered_by)
+    fn caller(&self, headers: &HeaderMap, client: Client) -> Result<Caller, Refusal> {
+        self.auth
+            .caller(headers, &self.sessions, &self.throttle, client)
     }
 
     fn refused(&self, refusal: Refusal) -> Response {
-        match (refusal, &self.auth) {
+        match (refusal, self.auth.trusted()) {
             (Refusal::NoRandomness, _) => (
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "no randomness for a session",
             )
                 .into_response(),
-            (Refusal::Unauthenticated, ConsoleAuth::Token(_)) => secured((
+            (Refusal::Throttled(wait), _) => {
+                let seconds = wait.as_secs() + 1;
+                (
+                    StatusCode::TOO_MANY_REQUESTS,
+                    [(header::RETRY_AFTER, seconds.to_string())],
+                    format!("too many wrong tokens from your address: try again in {seconds} s"),
+                )
+                    .into_response()
+            }
+            (Refusal::Unauthenticated, None) => secured((
                 StatusCode::UNAUTHORIZED,
                 [(header::WWW_AUTHENTICATE, "Bearer")],
                 Html(page::login(None)),
             )),
-            (Refusal::Unauthenticated, ConsoleAuth::TrustedHeader(name)) => (
+            (Refusal::Unauthenticated, Some(name)) => (
                 StatusCode::UNAUTHORIZED,
                 format!("no `{name}` header: reach the console through its proxy"),
             )
@@ -228,41 +260,6 @@ impl Console {
     }
 }
 
-/// A pending request as the page shows it: every text escaped.
-#[derive(Serialize, PartialEq)]
-struct Shown {
-    id: i64,
-    tool: String,
-    args: String,
-    agent: String,
-    user: Option<String>,
-    session: String,
-    prompt: String,
-    created_at: String,
-    age_seconds: u64,
-}
-
-impl Shown {
-    fn new(request: &Request, now: SystemTime) -> Self {
-        let shown = |text: &str| printable(text, false).into_owned();
-        let age_seconds = humantime::parse_rfc3339_weak(&request.created_at)
-            .ok()
-            .and_then(|at| now.duration_since(at).ok())
-            .map_or(0, |age| age.as_secs());
-        Shown {
-            id: request.id,
-            tool: shown(&request.tool),
-            args: shown(&request.args),
-            agent: shown(&request.agent),
-            user: request.user.as_deref().map(shown),
-            session: shown(&request.session),
-            prompt: printable(&request.prompt, true).into_owned(),
-            created_at: shown(&request.created_at),
-            age_seconds,
-        }
-    }
-}
-
 /// Headers every page gets: no inline script, no framing, nothing cached,
 /// nothing referred to other sites.
 fn secured(response: impl IntoResponse) -> Response {
@@ -290,13 +287,19 @@ fn secured(response: impl IntoResponse) -> Response {
 
 type Shared = State<Arc<Console>>;
 
-/// Refuses a request for a host the console is not (see [`Console::router`]).
+/// Refuses a request for a host the console is not (see [`Console::router`]);
+/// notes where an accepted one comes from, for the sign-in throttle.
 async fn known_host(
     State(console): Shared,
-    request: axum::extract::Request,
+    mut request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
     if console.known_host(request.headers()) {
+        let address = request
+            .extensions()
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|info| info.0);
+        request.extensions_mut().insert(Client::of(address));
         next.run(request).await
     } else {
         (
@@ -308,8 +311,12 @@ async fn known_host(
     }
 }
 
-async fn index(State(console): Shared, headers: HeaderMap) -> Response {
-    match console.caller(&headers) {
+async fn index(
+    State(console): Shared,
+    Extension(client): Extension<Client>,
+    headers: HeaderMap,
+) -> Response {
+    match console.caller(&headers, client) {
         Ok(caller) => secured(Html(page::index(
             caller.csrf.as_deref().unwrap_or(""),
             &printable(&caller.name, false),
@@ -319,39 +326,44 @@ async fn index(State(console): Shared, headers: HeaderMap) -> Response {
 }
 
 async fn login_form(State(console): Shared) -> Response {
-    match console.auth {
-        ConsoleAuth::Token(_) => secured(Html(page::login(None))),
-        ConsoleAuth::TrustedHeader(_) => StatusCode::NOT_FOUND.into_response(),
+    match console.auth.trusted() {
+        None => secured(Html(page::login(None))),
+        Some(_) => StatusCode::NOT_FOUND.into_response(),
     }
 }
 
+/// The login form: the token only. Who signs in is the token's holder, not a
+/// name the form could carry.
 #[derive(Deserialize)]
 struct Login {
     #[serde(default)]
     token: String,
-    #[serde(default)]
-    name: String,
 }
 
-async fn login(State(console): Shared, headers: HeaderMap, Form(form): Form<Login>) -> Response {
-    if !matches!(console.auth, ConsoleAuth::Token(_)) {
+async fn login(
+    State(console): Shared,
+    Extension(client): Extension<Client>,
+    headers: HeaderMap,
+    Form(form): Form<Login>,
+) -> Response {
+    if console.auth.trusted().is_some() {
         return StatusCode::NOT_FOUND.into_response();
     }
     // A login forged from another site would sign the victim in as the forger.
     if !console.same_origin(&headers) {
         return (StatusCode::FORBIDDEN, "cross-origin login refused").into_response();
     }
-    if !console.auth.accepts_token(&form.token) {
-        return secured((
-            StatusCode::UNAUTHORIZED,
-            Html(page::login(Some("wrong token"))),
-        ));
-    }
-    let name = match form.name.trim() {
-        "" => console.answered_by.clone(),
-        name => name.to_owned(),
+    let name = match console.auth.holder(&form.token, &console.throttle, client) {
+        Ok(name) => name,
+        Err(Refusal::Unauthenticated) => {
+            return secured((
+                StatusCode::UNAUTHORIZED,
+                Html(page::login(Some("wrong token"))),
+            ));
+        }
+        Err(refusal) => return console.refused(refusal),
     };
-    let Ok(session) = console.sessions.open(name) else {
+    let Ok(session) = console.sessions.open(name, console.auth.lifetime()) else {
         return console.refused(Refusal::NoRandomness);
     };
     let cookie = format!("{COOKIE}={session}; Path=/; HttpOnly; SameSite=Strict");
@@ -365,8 +377,12 @@ async fn login(State(console): Shared, headers: HeaderMap, Form(form): Form<Logi
 }
 
 /// The pending requests, as JSON: for scripts and for pages without event streams.
-async fn requests(State(console): Shared, headers: HeaderMap) -> Response {
-    if let Err(refusal) = console.caller(&headers) {
+async fn requests(
+    State(console): Shared,
+    Extension(client): Extension<Client>,
+    headers: HeaderMap,
+) -> Response {
+    if let Err(refusal) = console.caller(&headers, client) {
         return console.refused(refusal);
     }
     match console.pending().await {
@@ -375,23 +391,36 @@ async fn requests(State(console): Shared, headers: HeaderMap) -> Response {
     }
 }
 
-/// `pending` events: the whole list when the page connects, and again whenever it changes.
-async fn events(State(console): Shared, headers: HeaderMap) -> Response {
-    if let Err(refusal) = console.caller(&headers) {
-        return console.refused(refusal);
-    }
-    secured(Sse::new(changes(console)).keep_alive(KeepAlive::default()))
+/// `pending` events: the whole list when the page connects, and again
+/// whenever it changes; the stream ends with the caller's session.
+async fn events(
+    State(console): Shared,
+    Extension(client): Extension<Client>,
+    headers: HeaderMap,
+) -> Response {
+    let caller = match console.caller(&headers, client) {
+        Ok(caller) => caller,
+        Err(refusal) => return console.refused(refusal),
+    };
+    secured(Sse::new(changes(console, caller.expires)).keep_alive(KeepAlive::default()))
 }
 
-fn changes(console: Arc<Console>) -> impl Stream<Item = Result<Event, Infallible>> {
+fn changes(
+    console: Arc<Console>,
+    expires: Option<Instant>,
+) -> impl Stream<Item = Result<Event, Infallible>> {
     // The ids and statuses the page last saw; ages move on by themselves in the page.
     futures_util::stream::unfold(
         (console, None::<String>, true),
-        |(console, mut last, first)| async move {
+        move |(console, mut last, first)| async move {
             if !first {
                 tokio::time::sleep(console.poll_interval).await;
             }
             loop {
+                // An expired session hears nothing more; the page's reconnection is refused.
+                if expires.is_some_and(|expires| Instant::now() >= expires) {
+                    return None;
+                }
                 let event = match console.pending().await {
                     Ok(pending) => {
                         let ids: Vec<i64> = pending.iter().map(|shown| shown.id).collect();
@@ -426,15 +455,18 @@ struct AnswerForm {
     csrf: Option<String>,
     action: String,
     reason: Option<String>,
+    /// `yes`: the second step approving for the session takes.
+    confirm: Option<String>,
 }
 
 async fn answer(
     State(console): Shared,
+    Extension(client): Extension<Client>,
     Path(id): Path<i64>,
     headers: HeaderMap,
     Form(form): Form<AnswerForm>,
 ) -> Response {
-    let caller = match console.caller(&headers) {
+    let caller = match console.caller(&headers, client) {
         Ok(caller) => caller,
         Err(refusal) => return console.refused(refusal),
     };
@@ -449,6 +481,16 @@ async fn answer(
         .reason
         .map(|reason| reason.trim().to_owned())
         .filter(|reason| !reason.is_empty());
+    // Every later call of the tool in the session runs unasked: one click
+    // must not do that, so the page asks again and sends `confirm=yes`.
+    if form.action == "session" && form.confirm.as_deref() != Some("yes") {
+        return (
+            StatusCode::BAD_REQUEST,
+            "approving for the session needs its second step: `confirm=yes` (every \
+             later call of this tool in the session will run without asking)",
+        )
+            .into_response();
+    }
     let answering = match (form.action.as_str(), reason) {
         ("once" | "session", _) => Answering {
             approved: true,
