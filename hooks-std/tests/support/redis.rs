@@ -92,12 +92,60 @@ impl Redis {
         self.password.as_deref()
     }
 
-    /// Stops the server (an outage); [`resume`](Self::resume) starts it again.
+    /// Kills the server (SIGKILL: an outage, a crash); [`resume`](Self::resume)
+    /// starts it again.
     pub(crate) fn stop(&mut self) {
         if let Some(mut server) = self.server.take() {
             let _ = server.kill();
             let _ = server.wait();
         }
+    }
+
+    /// Asks the server to stop (`SHUTDOWN NOSAVE`: nothing saved, as
+    /// without persistence) and waits for it to exit; [`resume`](Self::resume)
+    /// starts it again.
+    pub(crate) fn shutdown(&mut self) {
+        let mut server = self.server.take().expect("the server is running");
+        let _ = self.send(&["SHUTDOWN", "NOSAVE"]);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while server.try_wait().expect("poll redis-server").is_none() {
+            assert!(
+                Instant::now() < deadline,
+                "redis-server did not exit within 30 s of SHUTDOWN"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Runs one command (`["SAVE"]`) and returns the first line of its
+    /// answer (`+OK`).
+    pub(crate) fn command(&self, args: &[&str]) -> String {
+        let stream = self.send(args);
+        let mut answer = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(stream), &mut answer)
+            .expect("read Redis's answer");
+        answer.trim_end().to_owned()
+    }
+
+    /// Sends one command (after `AUTH`, with a password, whose answer is read
+    /// first); the connection, to read the command's answer from.
+    fn send(&self, args: &[&str]) -> TcpStream {
+        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port));
+        let mut stream =
+            TcpStream::connect_timeout(&address, Duration::from_secs(5)).expect("connect to Redis");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .expect("a read timeout");
+        if let Some(password) = &self.password {
+            stream
+                .write_all(&resp(&["AUTH", password]))
+                .expect("send AUTH");
+            let mut ok = [0; 5];
+            stream.read_exact(&mut ok).expect("AUTH's answer");
+            assert_eq!(&ok, b"+OK\r\n", "AUTH refused");
+        }
+        stream.write_all(&resp(args)).expect("send the command");
+        stream
     }
 
     /// Starts the server again on the same port, empty (and with the same password).
@@ -184,6 +232,17 @@ impl Drop for Redis {
         self.stop();
         let _ = fs::remove_dir_all(&self.dir);
     }
+}
+
+/// A command as a RESP array: every argument sent as is, whatever it holds.
+fn resp(args: &[&str]) -> Vec<u8> {
+    let mut request = format!("*{}\r\n", args.len()).into_bytes();
+    for arg in args {
+        request.extend_from_slice(format!("${}\r\n", arg.len()).as_bytes());
+        request.extend_from_slice(arg.as_bytes());
+        request.extend_from_slice(b"\r\n");
+    }
+    request
 }
 
 static NEXT: AtomicUsize = AtomicUsize::new(0);

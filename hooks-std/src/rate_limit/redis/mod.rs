@@ -6,6 +6,7 @@ use std::time::Duration;
 use hooks_core::Deferred;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{Client, RedisError, Script};
+use sha2::{Digest as _, Sha256};
 
 use super::{Admission, Key, Limit, Store, StoreError};
 
@@ -19,60 +20,26 @@ pub const REDIS_NAMESPACE: &str = "hooks:rl:";
 /// The longest window counted exactly: times stay below 2^53 µs (see [`RedisStore`]).
 const MAX_PER_MICROS: u64 = 1 << 52;
 
-/// The GCRA, in one script. `KEYS[1]`: the bucket. `ARGV`: the whole
-/// microseconds and the remainder (in `1/max` µs) one call costs, `max`,
-/// `per` in µs, and `acquire` or `release`. Answers `{1, 0}` (admitted or
-/// given back) or `{0, wait in µs}`. The stored value is `"<µs> <remainder> <max>"`.
-const GCRA: &str = r"
-if redis.replicate_commands then redis.replicate_commands() end
-local key = KEYS[1]
-local q, r = tonumber(ARGV[1]), tonumber(ARGV[2])
-local max, per = tonumber(ARGV[3]), tonumber(ARGV[4])
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local us, frac = now, 0
-local stored = redis.call('GET', key)
-if stored then
-  local s_us, s_frac, s_max = string.match(stored, '^(%d+) (%d+) (%d+)$')
-  if not s_us then
-    return redis.error_reply('rate-limit bucket ' .. key .. ' holds ' .. stored .. ', not a time')
-  end
-  us, frac = tonumber(s_us), tonumber(s_frac)
-  if tonumber(s_max) ~= max then
-    -- Counted under another max: the remainder is in other units. Round up
-    -- to the microsecond: the same time, give or take less than 1 us.
-    if frac > 0 then us = us + 1 end
-    frac = 0
-  end
-end
-local function save()
-  -- Full again at us + frac/max, before now + floor((us - now) / 1000) + 1 ms.
-  local ttl = math.floor((us - now) / 1000) + 1
-  redis.call('SET', key, string.format('%.0f %.0f %.0f', us, frac, max), 'PX', string.format('%.0f', ttl))
-end
-if ARGV[5] == 'release' then
-  if not stored then return {1, 0} end
-  us, frac = us - q, frac - r
-  if frac < 0 then us, frac = us - 1, frac + max end
-  if us < now or (us == now and frac == 0) then
-    redis.call('DEL', key)
-  else
-    save()
-  end
-  return {1, 0}
-end
-if us < now then us, frac = now, 0 end
-us, frac = us + q, frac + r
-if frac >= max then us, frac = us + 1, frac - max end
-local ahead = us - now
-if ahead > per or (ahead == per and frac > 0) then
-  local wait = ahead - per
-  if frac > 0 then wait = wait + 1 end
-  return {0, wait}
-end
-save()
-return {1, 0}
+/// The GCRA and the loss check, in one script: see `gcra.lua`.
+const GCRA: &str = include_str!("gcra.lua");
+
+/// Writes the epochs of the given keys' tags: this server holds every count.
+const TRUST: &str = r"
+local run_id = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+for _, key in ipairs(KEYS) do redis.call('SET', key, run_id .. ' 0') end
+return 1
 ";
+
+/// How many hash tags bucket keys are spread over: each tag's keys live in
+/// one cluster slot with their epoch, the key saying whether the slot's
+/// counts were lost.
+pub const REDIS_TAGS: u16 = 256;
+
+/// The key of tag `tag`'s epoch: `hooks:rl:{<tag>}epoch`, in the tag's slot.
+/// No bucket key is spelled so: each ends in its JSON key's `]`.
+fn epoch_key(tag: u16) -> String {
+    format!("{REDIS_NAMESPACE}{{{tag}}}epoch")
+}
 
 /// Buckets in Redis, shared by every replica of a service that names the
 /// server: ten replicas allowing a user 60 calls a minute allow 60 in all,
@@ -99,10 +66,33 @@ return {1, 0}
 /// counted in whole microseconds (rounded up, at most 2^52 µs, about 142
 /// years), and a wait is rounded up to the microsecond.
 ///
-/// **Keys** are `hooks:rl:` + the store's prefix + the key as tagged JSON
-/// (values of different kinds never share a bucket; one longer than
+/// **Keys** are `hooks:rl:{<tag>}` + the store's prefix + the key as typed
+/// JSON (values of different kinds never share a bucket; one longer than
 /// [`MAX_PART_LEN`](super::MAX_PART_LEN) bytes as its SHA-256), and each expires when
-/// its bucket is full again (`PX`), so idle buckets cost nothing.
+/// its bucket is full again (`PX`), so idle buckets cost nothing. The tag,
+/// one of [`REDIS_TAGS`] numbers from the SHA-256 of the rest, puts a
+/// bucket in the same cluster slot as its tag's epoch (`hooks:rl:{<tag>}epoch`):
+/// 256 small keys without expiry, whatever the number of buckets.
+///
+/// **Restarts.** Redis restarted without persistence comes back empty; one
+/// restored from an RDB snapshot, an `appendfsync everysec` log or a
+/// replica comes back with counts older than the last calls admitted.
+/// Either way, counting on from what it holds would admit calls again
+/// (a 200-an-hour limit admitted 400). So each decision also checks its
+/// tag's epoch, which names the server process (`run_id`) that wrote it:
+/// no epoch means the server started empty, its counts lost when it
+/// started; an epoch of another process means the data came from
+/// elsewhere, its counts lost now. For a window after the loss, every
+/// bucket is taken to be as spent as it could have been at the loss — its
+/// whole burst used (GCRA never lets a bucket run further ahead) — so calls
+/// go on at the steady rate, one per `per / max`, and the burst comes back
+/// as the window passes. In the same script, atomically: never more than
+/// the limit across a restart, whatever the persistence. A new server looks
+/// the same for a window after it starts;
+/// [`trust_current_server`](Self::trust_current_server) says it holds
+/// every count there is. Not covered: `FLUSHALL`, deleting the keys by hand,
+/// or eviction (`maxmemory` with a policy other than `noeviction`, the
+/// default) start the buckets over.
 ///
 /// **Outages.** The connection is made on first use and remade after a
 /// failure; a decision that gets no answer within [`REDIS_TIMEOUT`] is an
@@ -141,7 +131,7 @@ impl RedisStore {
         Ok(RedisStore {
             client,
             connection: OnceLock::new(),
-            prefix: REDIS_NAMESPACE.to_owned(),
+            prefix: String::new(),
             address,
             script: Script::new(GCRA),
         })
@@ -151,7 +141,7 @@ impl RedisStore {
     /// different rules keep apart (rule numbers alone would collide).
     #[must_use]
     pub fn with_prefix(mut self, prefix: &str) -> Self {
-        self.prefix = format!("{REDIS_NAMESPACE}{prefix}");
+        prefix.clone_into(&mut self.prefix);
         self
     }
 
@@ -160,9 +150,53 @@ impl RedisStore {
         &self.address
     }
 
-    /// The Redis key holding `key`'s bucket.
+    /// The Redis key holding `key`'s bucket: `hooks:rl:{<tag>}<prefix><key>`,
+    /// its tag (a number below [`REDIS_TAGS`], from the SHA-256 of the rest)
+    /// first, so a prefix or a value holding braces cannot move it.
     pub fn redis_key(&self, key: &Key<'_>) -> String {
-        format!("{}{}", self.prefix, super::sqlite::encode(key))
+        self.keys(key).0
+    }
+
+    /// The bucket's key and its tag's epoch key (the same slot).
+    fn keys(&self, key: &Key<'_>) -> (String, String) {
+        let name = format!("{}{}", self.prefix, super::sqlite::encode(key));
+        let hash = Sha256::digest(name.as_bytes());
+        let tag = u16::from_be_bytes([hash[0], hash[1]]) % REDIS_TAGS;
+        (format!("{REDIS_NAMESPACE}{{{tag}}}{name}"), epoch_key(tag))
+    }
+
+    /// Declares that the server holds every count there is — a server new to
+    /// the fleet, or one whose data survived (AOF with `appendfsync always`) —
+    /// so no bucket waits for a window after its start (see [`RedisStore`],
+    /// "Restarts"). Holds until the server restarts. Never call it after a
+    /// restart that may have lost counts: calls it admitted would be admitted again.
+    pub async fn trust_current_server(&self) -> Result<(), StoreError> {
+        let mut connection = self.connection()?;
+        let trust = Script::new(TRUST);
+        for tag in 0..REDIS_TAGS {
+            let invocation = trust.key(epoch_key(tag));
+            self.call(invocation.invoke_async::<u8>(&mut connection))
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Waits for Redis at most [`REDIS_TIMEOUT`].
+    async fn call<T>(
+        &self,
+        answer: impl Future<Output = Result<T, RedisError>>,
+    ) -> Result<T, StoreError> {
+        match tokio::time::timeout(REDIS_TIMEOUT, answer).await {
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err(error)) => Err(self.fail(&error)),
+            Err(_) => Err(StoreError::new(
+                format!("Redis at {}", self.address),
+                format!(
+                    "unreachable: no answer within {}",
+                    humantime::format_duration(REDIS_TIMEOUT)
+                ),
+            )),
+        }
     }
 
     fn connection(&self) -> Result<ConnectionManager, StoreError> {
@@ -199,50 +233,43 @@ impl RedisStore {
     }
 
     /// Runs the script on `key`'s bucket: `(admitted, wait in µs)`.
-    async fn run(&self, key: String, limit: Limit, mode: &str) -> Result<(bool, u64), StoreError> {
+    async fn run(
+        &self,
+        key: (String, String),
+        limit: Limit,
+        mode: &str,
+    ) -> Result<(bool, u64), StoreError> {
         let mut connection = self.connection()?;
         let max = u64::from(limit.max.max(1));
         let per = u64::try_from(limit.per.as_nanos().div_ceil(1_000))
             .unwrap_or(u64::MAX)
             .clamp(1, MAX_PER_MICROS);
+        let (key, epoch) = key;
         let mut invocation = self.script.key(key);
         invocation
+            .key(epoch)
             .arg(per / max)
             .arg(per % max)
             .arg(max)
             .arg(per)
             .arg(mode);
-        let answer = tokio::time::timeout(
-            REDIS_TIMEOUT,
-            invocation.invoke_async::<(u8, u64)>(&mut connection),
-        )
-        .await;
-        match answer {
-            Ok(Ok((admitted, wait))) => Ok((admitted == 1, wait)),
-            Ok(Err(error)) => Err(self.fail(&error)),
-            Err(_) => Err(StoreError::new(
-                format!("Redis at {}", self.address),
-                format!(
-                    "unreachable: no answer within {}",
-                    humantime::format_duration(REDIS_TIMEOUT)
-                ),
-            )),
-        }
+        let (admitted, wait) = self
+            .call(invocation.invoke_async::<(u8, u64)>(&mut connection))
+            .await?;
+        Ok((admitted == 1, wait))
     }
 
     /// Admits a call or says how long to wait, by the server's clock.
     pub async fn admit(&self, key: &Key<'_>, limit: Limit) -> Result<Admission, StoreError> {
-        self.decide(self.redis_key(key), limit).await
+        self.decide(self.keys(key), limit).await
     }
 
     /// Gives back an admitted call.
     pub async fn give_back(&self, key: &Key<'_>, limit: Limit) -> Result<(), StoreError> {
-        self.run(self.redis_key(key), limit, "release")
-            .await
-            .map(|_| ())
+        self.run(self.keys(key), limit, "release").await.map(|_| ())
     }
 
-    async fn decide(&self, key: String, limit: Limit) -> Result<Admission, StoreError> {
+    async fn decide(&self, key: (String, String), limit: Limit) -> Result<Admission, StoreError> {
         let (admitted, wait) = self.run(key, limit, "acquire").await?;
         Ok(if admitted {
             Admission::Admitted
@@ -260,11 +287,11 @@ impl Store for RedisStore {
         limit: Limit,
         _now: Duration,
     ) -> Deferred<'a, Result<Admission, StoreError>> {
-        Deferred::Later(Box::pin(self.decide(self.redis_key(key), limit)))
+        Deferred::Later(Box::pin(self.decide(self.keys(key), limit)))
     }
 
     fn release<'a>(&'a self, key: &Key<'_>, limit: Limit) -> Deferred<'a, Result<(), StoreError>> {
-        let key = self.redis_key(key);
+        let key = self.keys(key);
         Deferred::Later(Box::pin(async move {
             self.run(key, limit, "release").await.map(|_| ())
         }))
