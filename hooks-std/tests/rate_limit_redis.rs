@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 
 use hooks_core::prelude::*;
 use hooks_std::rate_limit::{
-    Admission, By, Key, Limit, OnStoreError, Part, REDIS_TIMEOUT, RateLimit, RateLimiter,
-    RedisStore, Rule,
+    Admission, By, Key, Limit, OnStoreError, Part, REDIS_MAX_WAITING, REDIS_TIMEOUT, RateLimit,
+    RateLimiter, RedisStore, Rule,
 };
 use support::Redis;
 
@@ -740,4 +740,79 @@ async fn a_server_restored_from_an_older_snapshot_admits_no_more() {
             Ok(Admission::RetryAfter(_))
         ));
     }
+}
+
+fn current_thread_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn a_store_outlives_the_runtime_that_used_it_first() {
+    let redis = Redis::start();
+    let limiter =
+        RateLimiter::new(config(&redis, vec![Rule::new(3, HOUR).by([By::User])])).unwrap();
+    let session = Session::new("s").with_user("dana");
+    let call = || PreToolUse::new(&session, "search", json!({}));
+    let first = current_thread_runtime();
+    first.block_on(async {
+        trust(&redis.url()).await;
+        assert_eq!(limiter.check(&call()).wait().await, Decision::Continue);
+    });
+    // A request's, a test's runtime: gone, with whatever it ran.
+    drop(first);
+    let second = current_thread_runtime();
+    second.block_on(async {
+        for _ in 0..2 {
+            let decision =
+                tokio::time::timeout(Duration::from_secs(15), limiter.check(&call()).wait())
+                    .await
+                    .expect("no decision within 15 s");
+            assert_eq!(
+                decision,
+                Decision::Continue,
+                "after the first runtime was dropped"
+            );
+        }
+        let Decision::Deny(refusal) = limiter.check(&call()).wait().await else {
+            panic!("a fourth call of three an hour was admitted");
+        };
+        assert!(
+            refusal.reason().starts_with("rate limit reached"),
+            "{}",
+            refusal.reason()
+        );
+    });
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn decisions_past_the_cap_are_refused_at_once_not_queued() {
+    // A server that never answers: every command waits its whole timeout.
+    let address = silent_server();
+    let store = std::sync::Arc::new(RedisStore::open(&format!("redis://{address}/0")).unwrap());
+    let limit = Limit::new(1_000, HOUR);
+    let extra = 100;
+    let calls: Vec<_> = (0..REDIS_MAX_WAITING + extra)
+        .map(|n| {
+            let store = std::sync::Arc::clone(&store);
+            tokio::spawn(async move {
+                let key = Key::new(0, [Part::Text(Cow::Owned(n.to_string()))]);
+                store.admit(&key, limit).await
+            })
+        })
+        .collect();
+    let (mut busy, mut unreachable) = (0, 0);
+    for call in calls {
+        let error = call.await.unwrap().unwrap_err().to_string();
+        if error.contains("busy: 4096 commands already wait for an answer") {
+            busy += 1;
+        } else {
+            assert!(error.contains("unreachable"), "{error}");
+            unreachable += 1;
+        }
+    }
+    assert!(unreachable <= REDIS_MAX_WAITING, "{unreachable} waited");
+    assert!(busy >= extra, "only {busy} refused as busy");
 }

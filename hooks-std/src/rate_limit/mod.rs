@@ -73,7 +73,7 @@ use hooks_core::{Deferred, Matcher, Refusal, ToolCall};
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "redis")]
-pub use self::redis::{REDIS_NAMESPACE, REDIS_TAGS, REDIS_TIMEOUT, RedisStore};
+pub use self::redis::{REDIS_MAX_WAITING, REDIS_NAMESPACE, REDIS_TAGS, REDIS_TIMEOUT, RedisStore};
 pub use gcra::Limit;
 pub use sqlite::{BUSY_TIMEOUT, SqliteStore};
 pub use store::{

@@ -1,13 +1,18 @@
 //! Buckets in Redis, shared by every replica of a service: see [`RedisStore`].
 
-use std::sync::OnceLock;
+mod worker;
+
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use hooks_core::Deferred;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{Client, RedisError, Script};
 use sha2::{Digest as _, Sha256};
+use tokio::sync::OnceCell;
 
+pub use self::worker::REDIS_MAX_WAITING;
+use self::worker::Worker;
 use super::{Admission, Key, Limit, Store, StoreError};
 
 /// The longest a decision waits for Redis before it is an error: a
@@ -98,18 +103,34 @@ fn epoch_key(tag: u16) -> String {
 /// failure; a decision that gets no answer within [`REDIS_TIMEOUT`] is an
 /// error saying Redis is unreachable and where, which denies the call (or,
 /// with [`OnStoreError::Allow`](super::OnStoreError::Allow), lets it through
-/// uncounted). When Redis is back, calls are counted again. The
-/// connection lives in the tokio runtime that first uses it, which needs
-/// its time driver (`enable_time`).
+/// uncounted). When Redis is back, calls are counted again.
+///
+/// **Runtimes.** The connection lives on a thread of the store's own,
+/// started at the first decision, running a tokio runtime that only talks
+/// to Redis; a decision sends its command there and waits for the answer,
+/// from any runtime or executor. So a store outlives the runtime that used
+/// it first (a test's, a request's), and needs no time driver of the
+/// caller's. At most [`REDIS_MAX_WAITING`] commands wait at once: past
+/// that a decision is refused at once, saying the store is busy. The
+/// thread ends when the store is dropped.
 ///
 /// [`RateLimit::store`](super::RateLimit::store) opens one; by hand,
 /// `RateLimiter::new(config)?.with_store(RedisStore::open("redis://127.0.0.1/")?)`.
 pub struct RedisStore {
-    client: Client,
-    connection: OnceLock<ConnectionManager>,
+    shared: Arc<Shared>,
     prefix: String,
+    worker: OnceLock<Worker>,
+}
+
+/// What the commands running on the worker need.
+struct Shared {
+    client: Client,
+    connection: OnceCell<ConnectionManager>,
+    /// `Redis at host:port/db`: what errors name (no password).
+    name: String,
     address: String,
     script: Script,
+    trust: Script,
 }
 
 impl RedisStore {
@@ -129,15 +150,20 @@ impl RedisStore {
         let info = client.get_connection_info();
         let address = format!("{}/{}", info.addr(), info.redis_settings().db());
         Ok(RedisStore {
-            client,
-            connection: OnceLock::new(),
+            shared: Arc::new(Shared {
+                client,
+                connection: OnceCell::new(),
+                name: format!("Redis at {address}"),
+                address,
+                script: Script::new(GCRA),
+                trust: Script::new(TRUST),
+            }),
             prefix: String::new(),
-            address,
-            script: Script::new(GCRA),
+            worker: OnceLock::new(),
         })
     }
 
-    /// Keys start `hooks:rl:<prefix>`: services sharing a server with
+    /// Keys start `hooks:rl:{<tag>}<prefix>`: services sharing a server with
     /// different rules keep apart (rule numbers alone would collide).
     #[must_use]
     pub fn with_prefix(mut self, prefix: &str) -> Self {
@@ -147,7 +173,7 @@ impl RedisStore {
 
     /// Where the server is (`host:port/db`, no password): what errors name.
     pub fn address(&self) -> &str {
-        &self.address
+        &self.shared.address
     }
 
     /// The Redis key holding `key`'s bucket: `hooks:rl:{<tag>}<prefix><key>`,
@@ -171,14 +197,111 @@ impl RedisStore {
     /// "Restarts"). Holds until the server restarts. Never call it after a
     /// restart that may have lost counts: calls it admitted would be admitted again.
     pub async fn trust_current_server(&self) -> Result<(), StoreError> {
-        let mut connection = self.connection()?;
-        let trust = Script::new(TRUST);
-        for tag in 0..REDIS_TAGS {
-            let invocation = trust.key(epoch_key(tag));
-            self.call(invocation.invoke_async::<u8>(&mut connection))
+        let shared = Arc::clone(&self.shared);
+        self.on_worker(async move {
+            for tag in 0..REDIS_TAGS {
+                let invocation = shared.trust.key(epoch_key(tag));
+                let mut connection = shared.connection().await?;
+                shared
+                    .call(invocation.invoke_async::<u8>(&mut connection))
+                    .await?;
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    /// Runs `work` on the store's thread (started on first use).
+    fn on_worker<T: Send + 'static>(
+        &self,
+        work: impl Future<Output = Result<T, StoreError>> + Send + 'static,
+    ) -> impl Future<Output = Result<T, StoreError>> + Send + 'static {
+        let worker = match self.worker.get() {
+            Some(worker) => Ok(worker),
+            None => {
+                Worker::start(&self.shared.name).map(|worker| self.worker.get_or_init(|| worker))
+            }
+        };
+        let answer = worker.map(|worker| worker.run(&self.shared.name, work));
+        async move { answer?.await }
+    }
+
+    /// Runs the script on `key`'s bucket: `(admitted, wait in µs)`.
+    fn run(
+        &self,
+        key: &Key<'_>,
+        limit: Limit,
+        mode: &'static str,
+    ) -> impl Future<Output = Result<(bool, u64), StoreError>> + Send + 'static {
+        let (bucket, epoch) = self.keys(key);
+        let max = u64::from(limit.max.max(1));
+        let per = u64::try_from(limit.per.as_nanos().div_ceil(1_000))
+            .unwrap_or(u64::MAX)
+            .clamp(1, MAX_PER_MICROS);
+        let shared = Arc::clone(&self.shared);
+        self.on_worker(async move {
+            let mut invocation = shared.script.key(bucket);
+            invocation
+                .key(epoch)
+                .arg(per / max)
+                .arg(per % max)
+                .arg(max)
+                .arg(per)
+                .arg(mode);
+            let mut connection = shared.connection().await?;
+            let (admitted, wait) = shared
+                .call(invocation.invoke_async::<(u8, u64)>(&mut connection))
                 .await?;
+            Ok((admitted == 1, wait))
+        })
+    }
+
+    /// Admits a call or says how long to wait, by the server's clock.
+    pub async fn admit(&self, key: &Key<'_>, limit: Limit) -> Result<Admission, StoreError> {
+        self.decide(key, limit).await
+    }
+
+    /// Gives back an admitted call.
+    pub async fn give_back(&self, key: &Key<'_>, limit: Limit) -> Result<(), StoreError> {
+        self.run(key, limit, "release").await.map(|_| ())
+    }
+
+    fn decide(
+        &self,
+        key: &Key<'_>,
+        limit: Limit,
+    ) -> impl Future<Output = Result<Admission, StoreError>> + Send + 'static {
+        let answer = self.run(key, limit, "acquire");
+        async move {
+            let (admitted, wait) = answer.await?;
+            Ok(if admitted {
+                Admission::Admitted
+            } else {
+                Admission::RetryAfter(Duration::from_micros(wait.max(1)))
+            })
         }
-        Ok(())
+    }
+}
+
+impl Shared {
+    /// The connection, made on first use (on the worker's runtime, where it
+    /// then lives) and remade by itself after a failure.
+    async fn connection(&self) -> Result<ConnectionManager, StoreError> {
+        // Quick retries only: a decision waits for them, and the next
+        // decision tries again anyway.
+        let config = ConnectionManagerConfig::new()
+            .set_number_of_retries(2)
+            .set_min_delay(Duration::from_millis(20))
+            .set_max_delay(Duration::from_millis(200))
+            .set_connection_timeout(Some(REDIS_TIMEOUT / 2))
+            .set_response_timeout(Some(REDIS_TIMEOUT / 2));
+        self.connection
+            .get_or_try_init(|| async {
+                ConnectionManager::new_lazy_with_config(self.client.clone(), config)
+                    .map_err(|error| self.fail(&error))
+            })
+            .await
+            .cloned()
     }
 
     /// Waits for Redis at most [`REDIS_TIMEOUT`].
@@ -190,7 +313,7 @@ impl RedisStore {
             Ok(Ok(answer)) => Ok(answer),
             Ok(Err(error)) => Err(self.fail(&error)),
             Err(_) => Err(StoreError::new(
-                format!("Redis at {}", self.address),
+                self.name.clone(),
                 format!(
                     "unreachable: no answer within {}",
                     humantime::format_duration(REDIS_TIMEOUT)
@@ -199,83 +322,17 @@ impl RedisStore {
         }
     }
 
-    fn connection(&self) -> Result<ConnectionManager, StoreError> {
-        if let Some(connection) = self.connection.get() {
-            return Ok(connection.clone());
-        }
-        // Quick retries only: a decision waits for them, and the next
-        // decision tries again anyway.
-        let config = ConnectionManagerConfig::new()
-            .set_number_of_retries(2)
-            .set_min_delay(Duration::from_millis(20))
-            .set_max_delay(Duration::from_millis(200))
-            .set_connection_timeout(Some(REDIS_TIMEOUT / 2))
-            .set_response_timeout(Some(REDIS_TIMEOUT / 2));
-        let connection = ConnectionManager::new_lazy_with_config(self.client.clone(), config)
-            .map_err(|error| self.fail(&error))?;
-        Ok(self.connection.get_or_init(|| connection).clone())
-    }
-
     fn fail(&self, error: &RedisError) -> StoreError {
-        let address = &self.address;
+        let name = self.name.clone();
         if error.is_io_error()
             || error.is_connection_refusal()
             || error.is_timeout()
             || error.is_connection_dropped()
         {
-            StoreError::new(
-                format!("Redis at {address}"),
-                format!("unreachable: {error}"),
-            )
+            StoreError::new(name, format!("unreachable: {error}"))
         } else {
-            StoreError::new(format!("Redis at {address}"), format!("failed: {error}"))
+            StoreError::new(name, format!("failed: {error}"))
         }
-    }
-
-    /// Runs the script on `key`'s bucket: `(admitted, wait in µs)`.
-    async fn run(
-        &self,
-        key: (String, String),
-        limit: Limit,
-        mode: &str,
-    ) -> Result<(bool, u64), StoreError> {
-        let mut connection = self.connection()?;
-        let max = u64::from(limit.max.max(1));
-        let per = u64::try_from(limit.per.as_nanos().div_ceil(1_000))
-            .unwrap_or(u64::MAX)
-            .clamp(1, MAX_PER_MICROS);
-        let (key, epoch) = key;
-        let mut invocation = self.script.key(key);
-        invocation
-            .key(epoch)
-            .arg(per / max)
-            .arg(per % max)
-            .arg(max)
-            .arg(per)
-            .arg(mode);
-        let (admitted, wait) = self
-            .call(invocation.invoke_async::<(u8, u64)>(&mut connection))
-            .await?;
-        Ok((admitted == 1, wait))
-    }
-
-    /// Admits a call or says how long to wait, by the server's clock.
-    pub async fn admit(&self, key: &Key<'_>, limit: Limit) -> Result<Admission, StoreError> {
-        self.decide(self.keys(key), limit).await
-    }
-
-    /// Gives back an admitted call.
-    pub async fn give_back(&self, key: &Key<'_>, limit: Limit) -> Result<(), StoreError> {
-        self.run(self.keys(key), limit, "release").await.map(|_| ())
-    }
-
-    async fn decide(&self, key: (String, String), limit: Limit) -> Result<Admission, StoreError> {
-        let (admitted, wait) = self.run(key, limit, "acquire").await?;
-        Ok(if admitted {
-            Admission::Admitted
-        } else {
-            Admission::RetryAfter(Duration::from_micros(wait.max(1)))
-        })
     }
 }
 
@@ -287,13 +344,11 @@ impl Store for RedisStore {
         limit: Limit,
         _now: Duration,
     ) -> Deferred<'a, Result<Admission, StoreError>> {
-        Deferred::Later(Box::pin(self.decide(self.keys(key), limit)))
+        Deferred::Later(Box::pin(self.decide(key, limit)))
     }
 
     fn release<'a>(&'a self, key: &Key<'_>, limit: Limit) -> Deferred<'a, Result<(), StoreError>> {
-        let key = self.keys(key);
-        Deferred::Later(Box::pin(async move {
-            self.run(key, limit, "release").await.map(|_| ())
-        }))
+        let answer = self.run(key, limit, "release");
+        Deferred::Later(Box::pin(async move { answer.await.map(|_| ()) }))
     }
 }
