@@ -32,13 +32,22 @@ pub(crate) struct Redis {
     dir: PathBuf,
     port: u16,
     password: Option<String>,
+    /// Serving TLS only, with the certificate and key in `dir`.
+    tls: bool,
     server: Option<Child>,
 }
 
 impl Redis {
     /// Starts a server on a free port, in a new temporary directory.
     pub(crate) fn start() -> Redis {
-        Self::start_as(None)
+        Self::start_as(None, None)
+    }
+
+    /// Starts a server speaking TLS only (`--tls-port`, no plain port),
+    /// showing `certificate` (a PEM chain) with its `key` (PEM); clients
+    /// show none. Its address is [`tls_url`](Self::tls_url).
+    pub(crate) fn start_tls(certificate: &str, key: &str) -> Redis {
+        Self::start_as(None, Some((certificate, key)))
     }
 
     /// Starts a server that requires `password` (`--requirepass`): a
@@ -46,10 +55,10 @@ impl Redis {
     /// names no password.
     pub(crate) fn start_with_password(password: &str) -> Redis {
         assert!(!password.is_empty(), "an empty password requires none");
-        Self::start_as(Some(password.to_owned()))
+        Self::start_as(Some(password.to_owned()), None)
     }
 
-    fn start_as(password: Option<String>) -> Redis {
+    fn start_as(password: Option<String>, tls: Option<(&str, &str)>) -> Redis {
         let program = binary();
         let dir = std::env::temp_dir().join(format!(
             "hooks-redis-{}-{}",
@@ -62,10 +71,15 @@ impl Redis {
             .and_then(|listener| listener.local_addr())
             .expect("find a free port")
             .port();
+        if let Some((certificate, key)) = tls {
+            fs::write(dir.join("server.crt"), certificate).expect("write the certificate");
+            fs::write(dir.join("server.key"), key).expect("write the key");
+        }
         let mut redis = Redis {
             dir,
             port,
             password,
+            tls: tls.is_some(),
             server: None,
         };
         redis.spawn(program);
@@ -75,6 +89,16 @@ impl Redis {
     /// `redis://127.0.0.1:<port>/0`.
     pub(crate) fn url(&self) -> String {
         format!("redis://127.0.0.1:{}/0", self.port)
+    }
+
+    /// `rediss://127.0.0.1:<port>/0`: a TLS server's address.
+    pub(crate) fn tls_url(&self) -> String {
+        format!("rediss://127.0.0.1:{}/0", self.port)
+    }
+
+    /// The server's own directory, removed with it: for a test's files.
+    pub(crate) fn dir(&self) -> &std::path::Path {
+        &self.dir
     }
 
     /// `127.0.0.1:<port>`: what the store's errors name.
@@ -157,8 +181,19 @@ impl Redis {
     fn spawn(&mut self, program: &str) {
         let log = fs::File::create(self.dir.join("server.log")).expect("create the server log");
         let mut command = Command::new(program);
+        if self.tls {
+            command
+                .args(["--port", "0", "--tls-port", &self.port.to_string()])
+                .arg("--tls-cert-file")
+                .arg(self.dir.join("server.crt"))
+                .arg("--tls-key-file")
+                .arg(self.dir.join("server.key"))
+                .args(["--tls-auth-clients", "no"]);
+        } else {
+            command.args(["--port", &self.port.to_string()]);
+        }
         command
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--bind", "127.0.0.1"])
             .arg("--dir")
             .arg(&self.dir)
             .args(["--save", "", "--appendonly", "no", "--daemonize", "no"]);
@@ -185,7 +220,10 @@ impl Redis {
                     self.log()
                 );
             }
-            if self.ping() {
+            // A TLS server cannot be pinged in plain text: it says when it is ready.
+            if (self.tls && self.log().contains("Ready to accept connections"))
+                || (!self.tls && self.ping())
+            {
                 return;
             }
             assert!(

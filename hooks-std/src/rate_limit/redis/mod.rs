@@ -1,5 +1,6 @@
 //! Buckets in Redis, shared by every replica of a service: see [`RedisStore`].
 
+mod tls;
 mod worker;
 
 use std::sync::{Arc, OnceLock};
@@ -7,7 +8,7 @@ use std::time::Duration;
 
 use hooks_core::Deferred;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{Client, RedisError, Script};
+use redis::{Client, ConnectionAddr, RedisError, Script};
 use sha2::{Digest as _, Sha256};
 use tokio::sync::OnceCell;
 
@@ -21,6 +22,9 @@ pub const REDIS_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Every key the store writes starts with this.
 pub const REDIS_NAMESPACE: &str = "hooks:rl:";
+
+/// What errors about the address name, before there is one to name.
+const STORE: &str = "rate-limit store";
 
 /// The longest window counted exactly: times stay below 2^53 µs (see [`RedisStore`]).
 const MAX_PER_MICROS: u64 = 1 << 52;
@@ -135,7 +139,9 @@ struct Shared {
 
 impl RedisStore {
     /// A store on the server at `url` (`redis://[:password@]host[:port][/db]`,
-    /// or `redis+unix:///path/to/socket`). Nothing is connected yet: a
+    /// `rediss://…` for TLS, or `redis+unix:///path/to/socket`). TLS is
+    /// rustls, trusting the system's roots unless given a CA
+    /// ([`with_ca`](Self::with_ca)); `#insecure` (no certificate check) is refused. Nothing is connected yet: a
     /// malformed address is an error now, an unreachable server at the
     /// first decision.
     pub fn open(url: &str) -> Result<Self, StoreError> {
@@ -143,11 +149,26 @@ impl RedisStore {
             // The address may hold a password: name its scheme only.
             let scheme = url.split_once("://").map_or("", |(scheme, _)| scheme);
             StoreError::new(
-                "rate-limit store",
+                STORE,
                 format!("not a Redis address (`{scheme}://…`): {error}"),
             )
         })?;
+        Self::on(client, String::new())
+    }
+
+    /// The store on `client`'s server.
+    fn on(client: Client, prefix: String) -> Result<Self, StoreError> {
         let info = client.get_connection_info();
+        if let ConnectionAddr::TcpTls { insecure, .. } = info.addr() {
+            if *insecure {
+                return Err(StoreError::new(
+                    STORE,
+                    "`#insecure` would accept any certificate, so anyone on the path could \
+                     answer for Redis; give the server's CA instead (`store_ca`)",
+                ));
+            }
+            tls::provider();
+        }
         let address = format!("{}/{}", info.addr(), info.redis_settings().db());
         Ok(RedisStore {
             shared: Arc::new(Shared {
@@ -158,9 +179,20 @@ impl RedisStore {
                 script: Script::new(GCRA),
                 trust: Script::new(TRUST),
             }),
-            prefix: String::new(),
+            prefix,
             worker: OnceLock::new(),
         })
+    }
+
+    /// Trusts the certificate authorities in `pem` (PEM certificates), and
+    /// only them, for a `rediss://` server's certificate, instead of the
+    /// system's roots. The certificate must also name the host of the
+    /// address (a name or an IP address). A plain `redis://` address, or a
+    /// `pem` holding no certificate, is an error.
+    pub fn with_ca(self, pem: &[u8]) -> Result<Self, StoreError> {
+        let info = self.shared.client.get_connection_info().clone();
+        let client = tls::with_ca(info, pem)?;
+        Self::on(client, self.prefix)
     }
 
     /// Keys start `hooks:rl:{<tag>}<prefix>`: services sharing a server with
@@ -329,6 +361,9 @@ impl Shared {
             || error.is_timeout()
             || error.is_connection_dropped()
         {
+            if let Some(refusal) = tls::refusal(error) {
+                return StoreError::new(name, refusal);
+            }
             StoreError::new(name, format!("unreachable: {error}"))
         } else {
             StoreError::new(name, format!("failed: {error}"))
