@@ -98,8 +98,9 @@ pub struct RateLimit {
     /// path is from the working directory. Unset: in this process's memory.
     pub database: Option<PathBuf>,
     /// Counts in this shared store instead, for a service run as many
-    /// replicas: `"redis://host:port/db"`, or `"rediss://…"` for TLS
-    /// (feature `redis`; `RedisStore`),
+    /// replicas: `"redis://host:port/db"`, `"rediss://…"` for TLS, or a
+    /// Redis Cluster, `"redis+cluster://host:port,host:port"` (feature
+    /// `redis`; `RedisStore`),
     /// with `${NAME}` replaced by the environment variable `NAME`, so a
     /// secret stays out of the file: `"redis://:${REDIS_PASSWORD}@cache:6379/0"`.
     /// Not with `database`. The server's clock decides.
@@ -487,12 +488,15 @@ fn shared_store(
     let address =
         crate::config::expand_env(address).map_err(|error| fail(format!("`store` {error}")))?;
     let scheme = address.split_once("://").map_or("", |(scheme, _)| scheme);
-    if !matches!(scheme, "redis" | "rediss" | "redis+unix" | "unix") {
+    if !matches!(
+        scheme,
+        "redis" | "rediss" | "redis+unix" | "unix" | "redis+cluster" | "rediss+cluster"
+    ) {
         return Err(fail(format!(
             "`store` is a `{scheme}://` address; the shared store is Redis: \"redis://host:port/db\""
         )));
     }
-    if ca.is_some() && scheme != "rediss" {
+    if ca.is_some() && !matches!(scheme, "rediss" | "rediss+cluster") {
         return Err(fail(format!(
             "`store_ca` is a CA for a TLS store; this `store` is `{scheme}://`: write it `rediss://…`"
         )));

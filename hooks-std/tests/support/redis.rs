@@ -34,6 +34,8 @@ pub(crate) struct Redis {
     password: Option<String>,
     /// Serving TLS only, with the certificate and key in `dir`.
     tls: bool,
+    /// More arguments for `redis-server` (a cluster node's).
+    args: Vec<String>,
     server: Option<Child>,
 }
 
@@ -59,7 +61,13 @@ impl Redis {
     }
 
     fn start_as(password: Option<String>, tls: Option<(&str, &str)>) -> Redis {
-        let program = binary();
+        let mut redis = Self::prepare(password, tls);
+        redis.spawn(binary());
+        redis
+    }
+
+    /// A server not started yet: its directory and port.
+    fn prepare(password: Option<String>, tls: Option<(&str, &str)>) -> Redis {
         let dir = std::env::temp_dir().join(format!(
             "hooks-redis-{}-{}",
             std::process::id(),
@@ -75,15 +83,14 @@ impl Redis {
             fs::write(dir.join("server.crt"), certificate).expect("write the certificate");
             fs::write(dir.join("server.key"), key).expect("write the key");
         }
-        let mut redis = Redis {
+        Redis {
             dir,
             port,
             password,
             tls: tls.is_some(),
+            args: Vec::new(),
             server: None,
-        };
-        redis.spawn(program);
-        redis
+        }
     }
 
     /// `redis://127.0.0.1:<port>/0`.
@@ -143,12 +150,23 @@ impl Redis {
 
     /// Runs one command (`["SAVE"]`) and returns the first line of its
     /// answer (`+OK`).
+    /// A bulk string answer (`CLUSTER INFO`'s) is returned whole.
     pub(crate) fn command(&self, args: &[&str]) -> String {
-        let stream = self.send(args);
+        use std::io::BufRead as _;
+        let mut reader = std::io::BufReader::new(self.send(args));
         let mut answer = String::new();
-        std::io::BufRead::read_line(&mut std::io::BufReader::new(stream), &mut answer)
-            .expect("read Redis's answer");
-        answer.trim_end().to_owned()
+        reader.read_line(&mut answer).expect("read Redis's answer");
+        let answer = answer.trim_end().to_owned();
+        if let Some(len) = answer
+            .strip_prefix('$')
+            .and_then(|len| len.parse::<usize>().ok())
+        {
+            let mut bulk = vec![0; len + 2];
+            reader.read_exact(&mut bulk).expect("read the bulk answer");
+            bulk.truncate(len);
+            return String::from_utf8_lossy(&bulk).into_owned();
+        }
+        answer
     }
 
     /// Sends one command (after `AUTH`, with a password, whose answer is read
@@ -200,6 +218,7 @@ impl Redis {
         if let Some(password) = &self.password {
             command.args(["--requirepass", password]);
         }
+        command.args(&self.args);
         let server = command
             .stdin(Stdio::null())
             .stdout(log.try_clone().expect("log"))
@@ -269,6 +288,84 @@ impl Drop for Redis {
     fn drop(&mut self) {
         self.stop();
         let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A Redis Cluster of three primaries, no replicas, each node a [`Redis`]
+/// of its own (its own port, cluster bus port and directory); stopped and
+/// removed when dropped.
+pub(crate) struct Cluster {
+    pub(crate) nodes: Vec<Redis>,
+}
+
+impl Cluster {
+    /// Starts three nodes, joins them (`redis-cli --cluster create`, the
+    /// slots split three ways) and waits until each says `cluster_state:ok`.
+    pub(crate) fn start() -> Cluster {
+        let program = binary();
+        let nodes: Vec<Redis> = (0..3)
+            .map(|_| {
+                let mut node = Redis::prepare(None, None);
+                let bus = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+                    .and_then(|listener| listener.local_addr())
+                    .expect("find a free port")
+                    .port();
+                node.args = vec![
+                    "--cluster-enabled".into(),
+                    "yes".into(),
+                    "--cluster-port".into(),
+                    bus.to_string(),
+                    "--cluster-config-file".into(),
+                    node.dir.join("nodes.conf").display().to_string(),
+                    "--cluster-node-timeout".into(),
+                    "5000".into(),
+                ];
+                node.spawn(program);
+                node
+            })
+            .collect();
+        let mut create = Command::new("redis-cli");
+        create.arg("--cluster").arg("create");
+        for node in &nodes {
+            create.arg(node.address());
+        }
+        let output = create
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .stdin(Stdio::null())
+            .output()
+            .expect("run redis-cli --cluster create");
+        assert!(
+            output.status.success(),
+            "redis-cli --cluster create failed: {}",
+            debian::describe(&output)
+        );
+        let cluster = Cluster { nodes };
+        cluster.wait_until_ok();
+        cluster
+    }
+
+    /// Waits until every node says the cluster is up (every slot served).
+    pub(crate) fn wait_until_ok(&self) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        for node in &self.nodes {
+            while !node
+                .command(&["CLUSTER", "INFO"])
+                .contains("cluster_state:ok")
+            {
+                assert!(
+                    Instant::now() < deadline,
+                    "the cluster was not ok within 60 s: {}",
+                    node.command(&["CLUSTER", "INFO"])
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+
+    /// `redis+cluster://127.0.0.1:<port>,…`: every node.
+    pub(crate) fn url(&self) -> String {
+        let nodes: Vec<String> = self.nodes.iter().map(Redis::address).collect();
+        format!("redis+cluster://{}", nodes.join(","))
     }
 }
 

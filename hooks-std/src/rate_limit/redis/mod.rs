@@ -1,5 +1,6 @@
 //! Buckets in Redis, shared by every replica of a service: see [`RedisStore`].
 
+mod cluster;
 mod tls;
 mod worker;
 
@@ -8,10 +9,12 @@ use std::time::Duration;
 
 use hooks_core::Deferred;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{Client, ConnectionAddr, RedisError, Script};
+use redis::cluster_async::ClusterConnection;
+use redis::{Client, ConnectionAddr, FromRedisValue, RedisError, Script, ScriptInvocation};
 use sha2::{Digest as _, Sha256};
 use tokio::sync::OnceCell;
 
+use self::cluster::Cluster;
 pub use self::worker::REDIS_MAX_WAITING;
 use self::worker::Worker;
 use super::{Admission, Key, Limit, Store, StoreError};
@@ -83,6 +86,11 @@ fn epoch_key(tag: u16) -> String {
 /// bucket in the same cluster slot as its tag's epoch (`hooks:rl:{<tag>}epoch`):
 /// 256 small keys without expiry, whatever the number of buckets.
 ///
+/// **Cluster.** On a Redis Cluster (`redis+cluster://`) each decision goes
+/// to the node serving its bucket's slot; a bucket and its epoch share the
+/// slot (the hash tag), so the script stays one atomic step on one node,
+/// and a node restarted empty is noticed for its own slots only.
+///
 /// **Restarts.** Redis restarted without persistence comes back empty; one
 /// restored from an RDB snapshot, an `appendfsync everysec` log or a
 /// replica comes back with counts older than the last calls admitted.
@@ -128,8 +136,8 @@ pub struct RedisStore {
 
 /// What the commands running on the worker need.
 struct Shared {
-    client: Client,
-    connection: OnceCell<ConnectionManager>,
+    target: Target,
+    connection: OnceCell<Connection>,
     /// `Redis at host:port/db`: what errors name (no password).
     name: String,
     address: String,
@@ -137,14 +145,52 @@ struct Shared {
     trust: Script,
 }
 
+/// The server, or the cluster.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one per store, made once: its size costs nothing"
+)]
+enum Target {
+    Single(Client),
+    Cluster(Cluster),
+}
+
+/// A connection to either, made on the worker's runtime.
+#[derive(Clone)]
+enum Connection {
+    Single(ConnectionManager),
+    Cluster(ClusterConnection),
+}
+
+impl Connection {
+    async fn invoke<T: FromRedisValue>(
+        &mut self,
+        invocation: &ScriptInvocation<'_>,
+    ) -> Result<T, RedisError> {
+        match self {
+            Connection::Single(connection) => invocation.invoke_async(connection).await,
+            Connection::Cluster(connection) => invocation.invoke_async(connection).await,
+        }
+    }
+}
+
 impl RedisStore {
     /// A store on the server at `url` (`redis://[:password@]host[:port][/db]`,
-    /// `rediss://…` for TLS, or `redis+unix:///path/to/socket`). TLS is
+    /// `rediss://…` for TLS, or `redis+unix:///path/to/socket`), or on the
+    /// Redis Cluster at `redis+cluster://[:password@]host:port[,host:port…]`
+    /// (`rediss+cluster://…` for TLS; the nodes named are where the client
+    /// starts, it learns the rest; database 0 only). TLS is
     /// rustls, trusting the system's roots unless given a CA
     /// ([`with_ca`](Self::with_ca)); `#insecure` (no certificate check) is refused. Nothing is connected yet: a
     /// malformed address is an error now, an unreachable server at the
     /// first decision.
     pub fn open(url: &str) -> Result<Self, StoreError> {
+        if cluster::is_cluster(url) {
+            return Ok(Self::on(
+                Target::Cluster(Cluster::open(url, None)?),
+                String::new(),
+            ));
+        }
         let client = Client::open(url).map_err(|error| {
             // The address may hold a password: name its scheme only.
             let scheme = url.split_once("://").map_or("", |(scheme, _)| scheme);
@@ -153,11 +199,6 @@ impl RedisStore {
                 format!("not a Redis address (`{scheme}://…`): {error}"),
             )
         })?;
-        Self::on(client, String::new())
-    }
-
-    /// The store on `client`'s server.
-    fn on(client: Client, prefix: String) -> Result<Self, StoreError> {
         let info = client.get_connection_info();
         if let ConnectionAddr::TcpTls { insecure, .. } = info.addr() {
             if *insecure {
@@ -169,30 +210,49 @@ impl RedisStore {
             }
             tls::provider();
         }
-        let address = format!("{}/{}", info.addr(), info.redis_settings().db());
-        Ok(RedisStore {
+        Ok(Self::on(Target::Single(client), String::new()))
+    }
+
+    /// The store on `target`.
+    fn on(target: Target, prefix: String) -> Self {
+        let (name, address) = match &target {
+            Target::Single(client) => {
+                let info = client.get_connection_info();
+                let address = format!("{}/{}", info.addr(), info.redis_settings().db());
+                (format!("Redis at {address}"), address)
+            }
+            Target::Cluster(cluster) => (
+                format!("Redis cluster at {}", cluster.address),
+                cluster.address.clone(),
+            ),
+        };
+        RedisStore {
             shared: Arc::new(Shared {
-                client,
+                target,
                 connection: OnceCell::new(),
-                name: format!("Redis at {address}"),
+                name,
                 address,
                 script: Script::new(GCRA),
                 trust: Script::new(TRUST),
             }),
             prefix,
             worker: OnceLock::new(),
-        })
+        }
     }
 
     /// Trusts the certificate authorities in `pem` (PEM certificates), and
-    /// only them, for a `rediss://` server's certificate, instead of the
-    /// system's roots. The certificate must also name the host of the
-    /// address (a name or an IP address). A plain `redis://` address, or a
-    /// `pem` holding no certificate, is an error.
+    /// only them, for a `rediss://` (or `rediss+cluster://`) server's
+    /// certificate, instead of the system's roots. The certificate must
+    /// also name the host of the address (a name or an IP address). A
+    /// plain address, or a `pem` holding no certificate, is an error.
     pub fn with_ca(self, pem: &[u8]) -> Result<Self, StoreError> {
-        let info = self.shared.client.get_connection_info().clone();
-        let client = tls::with_ca(info, pem)?;
-        Self::on(client, self.prefix)
+        let target = match &self.shared.target {
+            Target::Single(client) => {
+                Target::Single(tls::with_ca(client.get_connection_info().clone(), pem)?)
+            }
+            Target::Cluster(cluster) => Target::Cluster(cluster.with_ca(pem)?),
+        };
+        Ok(Self::on(target, self.prefix))
     }
 
     /// Keys start `hooks:rl:{<tag>}<prefix>`: services sharing a server with
@@ -234,9 +294,7 @@ impl RedisStore {
             for tag in 0..REDIS_TAGS {
                 let invocation = shared.trust.key(epoch_key(tag));
                 let mut connection = shared.connection().await?;
-                shared
-                    .call(invocation.invoke_async::<u8>(&mut connection))
-                    .await?;
+                shared.call(connection.invoke::<u8>(&invocation)).await?;
             }
             Ok(())
         })
@@ -282,7 +340,7 @@ impl RedisStore {
                 .arg(mode);
             let mut connection = shared.connection().await?;
             let (admitted, wait) = shared
-                .call(invocation.invoke_async::<(u8, u64)>(&mut connection))
+                .call(connection.invoke::<(u8, u64)>(&invocation))
                 .await?;
             Ok((admitted == 1, wait))
         })
@@ -317,20 +375,31 @@ impl RedisStore {
 
 impl Shared {
     /// The connection, made on first use (on the worker's runtime, where it
-    /// then lives) and remade by itself after a failure.
-    async fn connection(&self) -> Result<ConnectionManager, StoreError> {
-        // Quick retries only: a decision waits for them, and the next
-        // decision tries again anyway.
-        let config = ConnectionManagerConfig::new()
-            .set_number_of_retries(2)
-            .set_min_delay(Duration::from_millis(20))
-            .set_max_delay(Duration::from_millis(200))
-            .set_connection_timeout(Some(REDIS_TIMEOUT / 2))
-            .set_response_timeout(Some(REDIS_TIMEOUT / 2));
+    /// then lives) and remade by itself after a failure. A cluster's is
+    /// made by asking a node for the slots: if that fails, the next
+    /// decision asks again.
+    async fn connection(&self) -> Result<Connection, StoreError> {
         self.connection
             .get_or_try_init(|| async {
-                ConnectionManager::new_lazy_with_config(self.client.clone(), config)
-                    .map_err(|error| self.fail(&error))
+                match &self.target {
+                    Target::Single(client) => {
+                        // Quick retries only: a decision waits for them, and
+                        // the next decision tries again anyway.
+                        let config = ConnectionManagerConfig::new()
+                            .set_number_of_retries(2)
+                            .set_min_delay(Duration::from_millis(20))
+                            .set_max_delay(Duration::from_millis(200))
+                            .set_connection_timeout(Some(REDIS_TIMEOUT / 2))
+                            .set_response_timeout(Some(REDIS_TIMEOUT / 2));
+                        ConnectionManager::new_lazy_with_config(client.clone(), config)
+                            .map(Connection::Single)
+                            .map_err(|error| self.fail(&error))
+                    }
+                    Target::Cluster(cluster) => self
+                        .call(cluster.client.get_async_connection())
+                        .await
+                        .map(Connection::Cluster),
+                }
             })
             .await
             .cloned()

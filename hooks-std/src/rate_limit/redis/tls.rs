@@ -24,6 +24,19 @@ pub(super) fn with_ca(info: ConnectionInfo, pem: &[u8]) -> Result<Client, StoreE
             "`store_ca` is a CA for a TLS address; this one is plain: write it `rediss://…`",
         ));
     }
+    check_pem(pem)?;
+    Client::build_with_tls(
+        info,
+        TlsCertificates {
+            client_tls: None,
+            root_cert: Some(pem.to_vec()),
+        },
+    )
+    .map_err(|error| StoreError::new(STORE, format!("the CA cannot be used: {error}")))
+}
+
+/// An error unless `pem` holds certificates, and only well-formed ones.
+pub(super) fn check_pem(pem: &[u8]) -> Result<(), StoreError> {
     let certificates = CertificateDer::pem_slice_iter(pem)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|error| StoreError::new(STORE, format!("the CA is not PEM: {error}")))?;
@@ -33,14 +46,7 @@ pub(super) fn with_ca(info: ConnectionInfo, pem: &[u8]) -> Result<Client, StoreE
             "the CA holds no certificate (`-----BEGIN CERTIFICATE-----`)",
         ));
     }
-    Client::build_with_tls(
-        info,
-        TlsCertificates {
-            client_tls: None,
-            root_cert: Some(pem.to_vec()),
-        },
-    )
-    .map_err(|error| StoreError::new(STORE, format!("the CA cannot be used: {error}")))
+    Ok(())
 }
 
 /// What a refused TLS handshake means, for a person: `None` if `error` is
