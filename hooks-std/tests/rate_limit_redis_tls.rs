@@ -17,7 +17,7 @@ use hooks_std::rate_limit::{
     Admission, Key, Limit, Part, RateLimit, RateLimiter, RedisStore, Rule,
 };
 use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
-use support::Redis;
+use support::{Cluster, Redis};
 
 const HOUR: Duration = Duration::from_secs(3_600);
 
@@ -201,4 +201,42 @@ fn insecure_tls_and_a_ca_without_tls_are_refused_at_start() {
         .unwrap()
         .to_string();
     assert!(empty.contains("no certificate"), "{empty}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tls_cluster_trusting_its_ca_counts_and_another_ca_is_refused() {
+    let ca = Ca::new();
+    let (certificate, key) = ca.server(&["127.0.0.1"]);
+    let cluster = Cluster::start_tls(&ca.pem(), &certificate, &key);
+    let url = cluster.url();
+    assert!(url.starts_with("rediss+cluster://"), "{url}");
+    let store = RedisStore::open(&url)
+        .unwrap()
+        .with_ca(ca.pem().as_bytes())
+        .unwrap();
+    store.trust_current_server().await.unwrap();
+    let limit = Limit::new(2, HOUR);
+    for n in 0..20 {
+        let key = Key::new(0, [Part::Text(Cow::Owned(format!("user-{n}")))]);
+        for _ in 0..2 {
+            assert_eq!(store.admit(&key, limit).await, Ok(Admission::Admitted));
+        }
+        assert!(matches!(
+            store.admit(&key, limit).await,
+            Ok(Admission::RetryAfter(_))
+        ));
+    }
+    let other = Ca::new();
+    let untrusting = RedisStore::open(&url)
+        .unwrap()
+        .with_ca(other.pem().as_bytes())
+        .unwrap();
+    let key = Key::new(0, [Part::Text(Cow::Borrowed("someone new"))]);
+    let error = untrusting.admit(&key, limit).await.unwrap_err().to_string();
+    assert!(error.starts_with("Redis cluster at 127.0.0.1:"), "{error}");
+    assert!(error.contains("certificate"), "{error}");
+    // Nothing counted: the whole burst is there for a store that trusts it.
+    for _ in 0..2 {
+        assert_eq!(store.admit(&key, limit).await, Ok(Admission::Admitted));
+    }
 }

@@ -296,16 +296,29 @@ impl Drop for Redis {
 /// removed when dropped.
 pub(crate) struct Cluster {
     pub(crate) nodes: Vec<Redis>,
+    /// With TLS: the CA file the nodes and `redis-cli` trust.
+    ca: Option<PathBuf>,
 }
 
 impl Cluster {
     /// Starts three nodes, joins them (`redis-cli --cluster create`, the
     /// slots split three ways) and waits until each says `cluster_state:ok`.
     pub(crate) fn start() -> Cluster {
+        Self::start_with(None)
+    }
+
+    /// The same over TLS only, clients and cluster bus: every node shows
+    /// `certificate` (PEM) with its `key`, and trusts `ca` (PEM) for its peers.
+    pub(crate) fn start_tls(ca: &str, certificate: &str, key: &str) -> Cluster {
+        Self::start_with(Some((ca, certificate, key)))
+    }
+
+    fn start_with(tls: Option<(&str, &str, &str)>) -> Cluster {
         let program = binary();
+        let mut ca_file = None;
         let nodes: Vec<Redis> = (0..3)
             .map(|_| {
-                let mut node = Redis::prepare(None, None);
+                let mut node = Redis::prepare(None, tls.map(|(_, cert, key)| (cert, key)));
                 let bus = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
                     .and_then(|listener| listener.local_addr())
                     .expect("find a free port")
@@ -320,13 +333,25 @@ impl Cluster {
                     "--cluster-node-timeout".into(),
                     "5000".into(),
                 ];
+                if let Some((ca, _, _)) = tls {
+                    let file = node.dir.join("ca.pem");
+                    fs::write(&file, ca).expect("write the CA");
+                    node.args.extend([
+                        "--tls-cluster".into(),
+                        "yes".into(),
+                        "--tls-ca-cert-file".into(),
+                        file.display().to_string(),
+                    ]);
+                    ca_file = Some(file);
+                }
                 node.spawn(program);
                 node
             })
             .collect();
-        let mut create = Command::new("redis-cli");
+        let cluster = Cluster { nodes, ca: ca_file };
+        let mut create = cluster.cli();
         create.arg("--cluster").arg("create");
-        for node in &nodes {
+        for node in &cluster.nodes {
             create.arg(node.address());
         }
         let output = create
@@ -339,33 +364,56 @@ impl Cluster {
             "redis-cli --cluster create failed: {}",
             debian::describe(&output)
         );
-        let cluster = Cluster { nodes };
         cluster.wait_until_ok();
         cluster
+    }
+
+    /// `redis-cli`, with TLS and the CA if the cluster has them.
+    fn cli(&self) -> Command {
+        let mut cli = Command::new("redis-cli");
+        if let Some(ca) = &self.ca {
+            cli.arg("--tls").arg("--cacert").arg(ca);
+        }
+        cli
+    }
+
+    /// What `node` says to `CLUSTER INFO`.
+    fn info(&self, node: &Redis) -> String {
+        let output = self
+            .cli()
+            .args(["-h", "127.0.0.1", "-p", &node.port().to_string()])
+            .args(["CLUSTER", "INFO"])
+            .stdin(Stdio::null())
+            .output()
+            .expect("run redis-cli");
+        String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
     /// Waits until every node says the cluster is up (every slot served).
     pub(crate) fn wait_until_ok(&self) {
         let deadline = Instant::now() + Duration::from_secs(60);
         for node in &self.nodes {
-            while !node
-                .command(&["CLUSTER", "INFO"])
-                .contains("cluster_state:ok")
-            {
+            while !self.info(node).contains("cluster_state:ok") {
                 assert!(
                     Instant::now() < deadline,
                     "the cluster was not ok within 60 s: {}",
-                    node.command(&["CLUSTER", "INFO"])
+                    self.info(node)
                 );
                 std::thread::sleep(Duration::from_millis(50));
             }
         }
     }
 
-    /// `redis+cluster://127.0.0.1:<port>,…`: every node.
+    /// `redis+cluster://127.0.0.1:<port>,…` (`rediss+cluster://` with TLS):
+    /// every node.
     pub(crate) fn url(&self) -> String {
         let nodes: Vec<String> = self.nodes.iter().map(Redis::address).collect();
-        format!("redis+cluster://{}", nodes.join(","))
+        let scheme = if self.ca.is_some() {
+            "rediss+cluster"
+        } else {
+            "redis+cluster"
+        };
+        format!("{scheme}://{}", nodes.join(","))
     }
 }
 
