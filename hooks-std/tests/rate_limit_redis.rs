@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 
 use hooks_core::prelude::*;
 use hooks_std::rate_limit::{
-    Admission, By, Key, Limit, OnStoreError, Part, REDIS_TIMEOUT, RateLimit, RateLimiter,
-    RedisStore, Rule,
+    Admission, By, Key, Limit, OnStoreError, Part, REDIS_MAX_WAITING, REDIS_TIMEOUT, RateLimit,
+    RateLimiter, RedisStore, Rule,
 };
 use support::Redis;
 
@@ -37,6 +37,34 @@ fn inspect(redis: &Redis) -> redis::Connection {
         .unwrap()
 }
 
+/// A new server, declared to hold every count there is: the tests here count
+/// from a full burst (a server not so declared is tested in
+/// `rate_limit_redis_restart.rs`).
+async fn start() -> Redis {
+    let redis = Redis::start();
+    trust(&redis.url()).await;
+    redis
+}
+
+async fn trust(url: &str) {
+    RedisStore::open(url)
+        .unwrap()
+        .trust_current_server()
+        .await
+        .unwrap();
+}
+
+/// The bucket keys on the server: every key but the 256 epochs.
+fn buckets(redis: &Redis) -> Vec<String> {
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg("*")
+        .query(&mut inspect(redis))
+        .unwrap();
+    keys.into_iter()
+        .filter(|key| !key.ends_with("}epoch"))
+        .collect()
+}
+
 fn config(redis: &Redis, rules: Vec<Rule>) -> RateLimit {
     RateLimit {
         store: Some(redis.url()),
@@ -46,7 +74,7 @@ fn config(redis: &Redis, rules: Vec<Rule>) -> RateLimit {
 
 #[tokio::test]
 async fn a_burst_of_exactly_max_then_the_wait_for_one_call() {
-    let redis = Redis::start();
+    let redis = start().await;
     let store = RedisStore::open(&redis.url()).unwrap();
     let key = Key::new(0, [text("dana")]);
     let limit = Limit::new(3, MINUTE);
@@ -69,7 +97,7 @@ async fn a_burst_of_exactly_max_then_the_wait_for_one_call() {
 #[tokio::test]
 async fn a_call_costing_a_fraction_of_a_microsecond_is_counted_exactly() {
     // 7 a minute: one call costs 8,571,428 4/7 µs, not a whole number.
-    let redis = Redis::start();
+    let redis = start().await;
     let store = RedisStore::open(&redis.url()).unwrap();
     let key = Key::new(0, [text("dana")]);
     let limit = Limit::new(7, MINUTE);
@@ -87,7 +115,7 @@ async fn a_call_costing_a_fraction_of_a_microsecond_is_counted_exactly() {
 
 #[tokio::test]
 async fn a_changed_max_keeps_the_bucket_time() {
-    let redis = Redis::start();
+    let redis = start().await;
     let store = RedisStore::open(&redis.url()).unwrap();
     let key = Key::new(0, [text("dana")]);
     // Two of 100 a minute: 1.2 s ahead of now.
@@ -112,7 +140,7 @@ async fn a_changed_max_keeps_the_bucket_time() {
 
 #[tokio::test]
 async fn values_of_different_kinds_never_share_a_bucket() {
-    let redis = Redis::start();
+    let redis = start().await;
     let store = RedisStore::open(&redis.url()).unwrap();
     let limit = Limit::new(1, MINUTE);
     let json = |value: &'static str| Part::Json(Cow::Borrowed(value));
@@ -147,13 +175,18 @@ async fn values_of_different_kinds_never_share_a_bucket() {
 
 #[tokio::test]
 async fn keys_are_namespaced_and_expire_when_full_again() {
-    let redis = Redis::start();
+    let redis = start().await;
     let store = RedisStore::open(&redis.url())
         .unwrap()
         .with_prefix("billing:");
     let key = Key::new(0, [text("dana")]);
     let name = store.redis_key(&key);
-    assert_eq!(name, r#"hooks:rl:billing:[0,["text","dana"]]"#);
+    // The hash tag first, so no prefix or value can choose the slot.
+    let tag = name
+        .strip_prefix("hooks:rl:{")
+        .and_then(|rest| rest.strip_suffix(r#"}billing:[0,["text","dana"]]"#))
+        .unwrap_or_else(|| panic!("{name}"));
+    assert!(tag.parse::<u16>().is_ok_and(|tag| tag < 256), "{name}");
     let limit = Limit::new(10, HOUR);
     assert_eq!(store.admit(&key, limit).await, Ok(Admission::Admitted));
     let mut connection = inspect(&redis);
@@ -164,8 +197,7 @@ async fn keys_are_namespaced_and_expire_when_full_again() {
     // One call of ten an hour: full again in six minutes.
     assert!(ttl > 0 && ttl <= 360_001, "{ttl}");
     assert!(ttl > 350_000, "{ttl}");
-    let keys: Vec<String> = redis::cmd("KEYS").arg("*").query(&mut connection).unwrap();
-    assert_eq!(keys, [name]);
+    assert_eq!(buckets(&redis), [name]);
 }
 
 /// A 10 MB value ending in `last`.
@@ -177,7 +209,7 @@ fn huge(last: char) -> String {
 
 #[tokio::test]
 async fn a_ten_megabyte_value_makes_a_short_key_and_values_that_differ_stay_apart() {
-    let redis = Redis::start();
+    let redis = start().await;
     let limiter = RateLimiter::new(config(
         &redis,
         vec![Rule::new(1, HOUR).by([By::User, By::Metadata("org".into())])],
@@ -200,10 +232,7 @@ async fn a_ten_megabyte_value_makes_a_short_key_and_values_that_differ_stay_apar
             "a bucket counted nothing"
         );
     }
-    let keys: Vec<String> = redis::cmd("KEYS")
-        .arg("*")
-        .query(&mut inspect(&redis))
-        .unwrap();
+    let keys = buckets(&redis);
     assert_eq!(keys.len(), 4, "one bucket each");
     for key in keys {
         assert!(key.len() < 1024, "a Redis key of {} bytes", key.len());
@@ -212,7 +241,7 @@ async fn a_ten_megabyte_value_makes_a_short_key_and_values_that_differ_stay_apar
 
 #[tokio::test]
 async fn a_given_back_slot_can_be_taken_again() {
-    let redis = Redis::start();
+    let redis = start().await;
     let store = RedisStore::open(&redis.url()).unwrap();
     let key = Key::new(0, [text("dana")]);
     let limit = Limit::new(2, HOUR);
@@ -250,7 +279,7 @@ async fn a_given_back_slot_can_be_taken_again() {
 
 #[tokio::test]
 async fn a_later_rule_refusing_gives_the_earlier_slot_back() {
-    let redis = Redis::start();
+    let redis = start().await;
     let limiter = RateLimiter::new(config(
         &redis,
         vec![
@@ -282,7 +311,7 @@ async fn a_later_rule_refusing_gives_the_earlier_slot_back() {
 
 #[tokio::test]
 async fn redis_stopped_mid_run_denies_saying_so_then_counts_again() {
-    let mut redis = Redis::start();
+    let mut redis = start().await;
     let limiter = RateLimiter::new(config(&redis, vec![Rule::new(1_000, HOUR)])).unwrap();
     let session = Session::new("s").with_user("dana");
     let call = || PreToolUse::new(&session, "search", json!({}));
@@ -305,19 +334,28 @@ async fn redis_stopped_mid_run_denies_saying_so_then_counts_again() {
         );
     }
     redis.resume();
-    // The connection is remade: within a few tries, calls are counted again.
+    // The connection is remade: within a few tries, calls are counted again,
+    // at the steady rate (one per 3.6 s): the server came back empty, and
+    // the burst waits a window (see `rate_limit_redis_restart.rs`).
     let mut tries = 0;
     while limiter.check(&call()).wait().await != Decision::Continue {
         tries += 1;
-        assert!(tries < 50, "still denied after Redis came back");
+        assert!(tries < 100, "still denied after Redis came back");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert_eq!(limiter.check(&call()).wait().await, Decision::Continue);
+    let Decision::Deny(refusal) = limiter.check(&call()).wait().await else {
+        panic!("a burst right after the restart");
+    };
+    assert!(
+        refusal.reason().starts_with("rate limit reached"),
+        "{}",
+        refusal.reason()
+    );
 }
 
 #[tokio::test]
 async fn on_store_error_allow_lets_calls_through_uncounted() {
-    let mut redis = Redis::start();
+    let mut redis = start().await;
     let limiter = RateLimiter::new(RateLimit {
         on_store_error: OnStoreError::Allow,
         ..config(&redis, vec![Rule::new(1, HOUR)])
@@ -409,7 +447,9 @@ async fn a_wrong_or_missing_password_is_an_error_that_never_shows_it() {
     let redis = Redis::start_with_password(&password);
     let key = Key::new(0, [text("dana")]);
     let limit = Limit::new(2, HOUR);
-    let right = RedisStore::open(&format!("redis://:{password}@{}/0", redis.address())).unwrap();
+    let right_url = format!("redis://:{password}@{}/0", redis.address());
+    trust(&right_url).await;
+    let right = RedisStore::open(&right_url).unwrap();
     assert_eq!(right.address(), format!("{}/0", redis.address()));
     assert_eq!(right.admit(&key, limit).await, Ok(Admission::Admitted));
     let wrong_password = random_password();
@@ -463,6 +503,11 @@ fn a_password_from_the_environment_is_used_and_never_shown() {
     }
     let password = random_password();
     let redis = Redis::start_with_password(&password);
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(trust(&format!("redis://:{password}@{}/0", redis.address())));
     let wrong_password = random_password();
     for (given, expect) in [(&password, "right"), (&wrong_password, "wrong")] {
         let output = Command::new(std::env::current_exe().unwrap())
@@ -621,4 +666,153 @@ async fn on_store_error_allow_lets_calls_through_a_server_that_never_answers() {
             started.elapsed()
         );
     }
+}
+
+/// The first answer that is not an outage: the store reconnects by itself
+/// after a restart, within a few tries.
+async fn answer(store: &RedisStore, key: &Key<'_>, limit: Limit) -> Admission {
+    for _ in 0..100 {
+        match store.admit(key, limit).await {
+            Ok(admission) => return admission,
+            Err(error) => assert!(error.to_string().contains("unreachable"), "{error}"),
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("still unreachable after the restart");
+}
+
+#[tokio::test]
+async fn a_new_server_spends_the_burst_until_trusted() {
+    // A server that just started may have lost every count: no burst for
+    // a window, calls at the steady rate only (one per 20 minutes here).
+    let redis = Redis::start();
+    let store = RedisStore::open(&redis.url()).unwrap();
+    let key = Key::new(0, [text("dana")]);
+    let limit = Limit::new(3, HOUR);
+    let Ok(Admission::RetryAfter(wait)) = store.admit(&key, limit).await else {
+        panic!("a burst right after the server started");
+    };
+    assert!(
+        wait <= Duration::from_secs(20 * 60) && wait > Duration::from_secs(15 * 60),
+        "{wait:?}"
+    );
+    // Declared to hold every count: the whole burst.
+    store.trust_current_server().await.unwrap();
+    for _ in 0..3 {
+        assert_eq!(store.admit(&key, limit).await, Ok(Admission::Admitted));
+    }
+    assert!(matches!(
+        store.admit(&key, limit).await,
+        Ok(Admission::RetryAfter(_))
+    ));
+}
+
+#[tokio::test]
+async fn a_server_restored_from_an_older_snapshot_admits_no_more() {
+    // Two calls counted, then a snapshot (`SAVE`, as RDB persistence makes),
+    // two more, then a crash: the server comes back with the snapshot's two.
+    let mut redis = start().await;
+    let store = RedisStore::open(&redis.url()).unwrap();
+    let key = Key::new(0, [text("dana")]);
+    let limit = Limit::new(4, HOUR);
+    for _ in 0..2 {
+        assert_eq!(store.admit(&key, limit).await, Ok(Admission::Admitted));
+    }
+    assert_eq!(redis.command(&["SAVE"]), "+OK");
+    for _ in 0..2 {
+        assert_eq!(store.admit(&key, limit).await, Ok(Admission::Admitted));
+    }
+    redis.stop();
+    redis.resume();
+    let restored: Option<String> = redis::cmd("GET")
+        .arg(store.redis_key(&key))
+        .query(&mut inspect(&redis))
+        .unwrap();
+    assert!(restored.is_some(), "the snapshot was not loaded");
+    // Four were admitted; the restored count says two.
+    assert!(
+        matches!(answer(&store, &key, limit).await, Admission::RetryAfter(_)),
+        "a call past the limit admitted after the restore"
+    );
+    for _ in 0..5 {
+        assert!(matches!(
+            store.admit(&key, limit).await,
+            Ok(Admission::RetryAfter(_))
+        ));
+    }
+}
+
+fn current_thread_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn a_store_outlives_the_runtime_that_used_it_first() {
+    let redis = Redis::start();
+    let limiter =
+        RateLimiter::new(config(&redis, vec![Rule::new(3, HOUR).by([By::User])])).unwrap();
+    let session = Session::new("s").with_user("dana");
+    let call = || PreToolUse::new(&session, "search", json!({}));
+    let first = current_thread_runtime();
+    first.block_on(async {
+        trust(&redis.url()).await;
+        assert_eq!(limiter.check(&call()).wait().await, Decision::Continue);
+    });
+    // A request's, a test's runtime: gone, with whatever it ran.
+    drop(first);
+    let second = current_thread_runtime();
+    second.block_on(async {
+        for _ in 0..2 {
+            let decision =
+                tokio::time::timeout(Duration::from_secs(15), limiter.check(&call()).wait())
+                    .await
+                    .expect("no decision within 15 s");
+            assert_eq!(
+                decision,
+                Decision::Continue,
+                "after the first runtime was dropped"
+            );
+        }
+        let Decision::Deny(refusal) = limiter.check(&call()).wait().await else {
+            panic!("a fourth call of three an hour was admitted");
+        };
+        assert!(
+            refusal.reason().starts_with("rate limit reached"),
+            "{}",
+            refusal.reason()
+        );
+    });
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn decisions_past_the_cap_are_refused_at_once_not_queued() {
+    // A server that never answers: every command waits its whole timeout.
+    let address = silent_server();
+    let store = std::sync::Arc::new(RedisStore::open(&format!("redis://{address}/0")).unwrap());
+    let limit = Limit::new(1_000, HOUR);
+    let extra = 100;
+    let calls: Vec<_> = (0..REDIS_MAX_WAITING + extra)
+        .map(|n| {
+            let store = std::sync::Arc::clone(&store);
+            tokio::spawn(async move {
+                let key = Key::new(0, [Part::Text(Cow::Owned(n.to_string()))]);
+                store.admit(&key, limit).await
+            })
+        })
+        .collect();
+    let (mut busy, mut unreachable) = (0, 0);
+    for call in calls {
+        let error = call.await.unwrap().unwrap_err().to_string();
+        if error.contains("busy: 4096 commands already wait for an answer") {
+            busy += 1;
+        } else {
+            assert!(error.contains("unreachable"), "{error}");
+            unreachable += 1;
+        }
+    }
+    assert!(unreachable <= REDIS_MAX_WAITING, "{unreachable} waited");
+    assert!(busy >= extra, "only {busy} refused as busy");
 }

@@ -73,7 +73,7 @@ use hooks_core::{Deferred, Matcher, Refusal, ToolCall};
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "redis")]
-pub use self::redis::{REDIS_NAMESPACE, REDIS_TIMEOUT, RedisStore};
+pub use self::redis::{REDIS_MAX_WAITING, REDIS_NAMESPACE, REDIS_TAGS, REDIS_TIMEOUT, RedisStore};
 pub use gcra::Limit;
 pub use sqlite::{BUSY_TIMEOUT, SqliteStore};
 pub use store::{
@@ -98,11 +98,18 @@ pub struct RateLimit {
     /// path is from the working directory. Unset: in this process's memory.
     pub database: Option<PathBuf>,
     /// Counts in this shared store instead, for a service run as many
-    /// replicas: `"redis://host:port/db"` (feature `redis`; `RedisStore`),
+    /// replicas: `"redis://host:port/db"`, `"rediss://…"` for TLS, or a
+    /// Redis Cluster, `"redis+cluster://host:port,host:port"` (feature
+    /// `redis`; `RedisStore`),
     /// with `${NAME}` replaced by the environment variable `NAME`, so a
     /// secret stays out of the file: `"redis://:${REDIS_PASSWORD}@cache:6379/0"`.
     /// Not with `database`. The server's clock decides.
     pub store: Option<String>,
+    /// With a `rediss://` store: a PEM file of the certificate authorities
+    /// trusted for the server's certificate, instead of the system's roots
+    /// (read once, at start; a relative path is from the working directory).
+    /// The certificate must also name the address's host.
+    pub store_ca: Option<PathBuf>,
     /// With `store`: the shared store's keys start `hooks:rl:<key_prefix>`,
     /// so services on one server with different rules keep apart.
     pub key_prefix: String,
@@ -139,6 +146,7 @@ impl RateLimit {
             max_buckets: DEFAULT_MAX_BUCKETS,
             database: None,
             store: None,
+            store_ca: None,
             key_prefix: String::new(),
             on_store_error: OnStoreError::Deny,
         }
@@ -299,6 +307,12 @@ impl RateLimiter {
                 })
             })
             .collect::<Result<_, _>>()?;
+        if config.store_ca.is_some() && config.store.is_none() {
+            return Err(ConfigError::new(
+                "rate-limit",
+                "`store_ca` is set without a `store`: it is the CA of a `rediss://` store",
+            ));
+        }
         // The file last: a configuration with a bad rule creates no file.
         let (store, clock): (Arc<dyn Store>, Arc<dyn Clock>) =
             match (&config.database, &config.store) {
@@ -309,7 +323,7 @@ impl RateLimiter {
                     ));
                 }
                 (None, Some(address)) => (
-                    shared_store(address, &config.key_prefix)?,
+                    shared_store(address, config.store_ca.as_deref(), &config.key_prefix)?,
                     Arc::new(MonotonicClock),
                 ),
                 (Some(path), None) => (
@@ -463,25 +477,49 @@ fn log_uncounted(error: &StoreError) {
     tracing::warn!(target: "hooks_std::rate_limit", %error, "the rate limit cannot be checked; the call goes ahead uncounted");
 }
 
-/// The store a `store` address names, its `${NAME}`s replaced from the environment.
-fn shared_store(address: &str, prefix: &str) -> Result<Arc<dyn Store>, ConfigError> {
+/// The store a `store` address names, its `${NAME}`s replaced from the
+/// environment, trusting the CAs in `ca` (a PEM file) if given.
+fn shared_store(
+    address: &str,
+    ca: Option<&std::path::Path>,
+    prefix: &str,
+) -> Result<Arc<dyn Store>, ConfigError> {
     let fail = |message: String| ConfigError::new("rate-limit", message);
     let address =
         crate::config::expand_env(address).map_err(|error| fail(format!("`store` {error}")))?;
     let scheme = address.split_once("://").map_or("", |(scheme, _)| scheme);
-    if !matches!(scheme, "redis" | "rediss" | "redis+unix" | "unix") {
+    if !matches!(
+        scheme,
+        "redis" | "rediss" | "redis+unix" | "unix" | "redis+cluster" | "rediss+cluster"
+    ) {
         return Err(fail(format!(
             "`store` is a `{scheme}://` address; the shared store is Redis: \"redis://host:port/db\""
         )));
     }
+    if ca.is_some() && !matches!(scheme, "rediss" | "rediss+cluster") {
+        return Err(fail(format!(
+            "`store_ca` is a CA for a TLS store; this `store` is `{scheme}://`: write it `rediss://…`"
+        )));
+    }
     #[cfg(feature = "redis")]
     {
-        let store = RedisStore::open(&address).map_err(|error| fail(error.to_string()))?;
+        let mut store = RedisStore::open(&address).map_err(|error| fail(error.to_string()))?;
+        if let Some(path) = ca {
+            let pem = std::fs::read(path).map_err(|error| {
+                fail(format!(
+                    "`store_ca` {} cannot be read: {error}",
+                    path.display()
+                ))
+            })?;
+            store = store
+                .with_ca(&pem)
+                .map_err(|error| fail(format!("`store_ca` {}: {error}", path.display())))?;
+        }
         Ok(Arc::new(store.with_prefix(prefix)))
     }
     #[cfg(not(feature = "redis"))]
     {
-        let _ = prefix;
+        let _ = (prefix, ca);
         Err(fail(
             "`store = \"redis://…\"` needs hooks-std's `redis` feature".to_owned(),
         ))
