@@ -6,7 +6,13 @@
 //!   rows, each record once;
 //! - a writer killed with SIGKILL mid-run loses no record it acknowledged:
 //!   it prints each record's number once the dispatcher's record call has
-//!   resolved, and every number printed is a row.
+//!   resolved, and every number printed is a row;
+//! - each record commits with `synchronous_commit = on`, though the server's
+//!   default is `off`;
+//! - a sink used from one runtime, then another after the first is dropped;
+//! - faults (`faults.rs`): the server killed (SIGKILL) mid-run, frozen with SIGSTOP,
+//!   and behind a network black hole — no tool runs without its row, and
+//!   calls are denied within the sink's timeout.
 //!
 //! Throughput is printed (BENCHMARKS.md). A program of its own
 //! (`harness = false`): the writers are this binary.
@@ -16,6 +22,9 @@ mod postgres;
 
 #[path = "support/children.rs"]
 mod children;
+
+#[path = "audit_postgres/faults.rs"]
+mod faults;
 use std::collections::HashSet;
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::process::{Command, Stdio};
@@ -24,7 +33,9 @@ use std::time::Instant;
 
 use hooks_core::prelude::*;
 use hooks_std::audit::{Audit, Auditor, PostgresSink};
-use postgres::Postgres;
+use postgres::{Postgres, Setup};
+
+hooks_core::link!(hooks_std);
 
 const ROLE: &str = "HOOKS_STD_PG_AUDIT_WRITER";
 const HOST: &str = "HOOKS_STD_PG_HOST";
@@ -38,14 +49,54 @@ fn main() {
         writer(&role);
         return;
     }
+    // `cargo test --test audit_postgres -- NAME`: only the tests whose name holds NAME.
+    let only = std::env::args().skip(1).find(|arg| !arg.starts_with('-'));
+    let check = |name: &str, test: &mut dyn FnMut()| {
+        if only
+            .as_ref()
+            .is_none_or(|only| name.contains(only.as_str()))
+        {
+            children::check(name, test);
+        }
+    };
     let server = Postgres::start();
-    children::check("eight_writers_write_exactly_80000_rows", || {
+    check("eight_writers_write_exactly_80000_rows", &mut || {
         eight_writers(&server);
     });
-    children::check("a_writer_killed_loses_no_acknowledged_record", || {
+    check("a_writer_killed_loses_no_acknowledged_record", &mut || {
         killed_writer(&server);
     });
-    children::check("the_config_opens_a_postgres_sink", || config(&server));
+    check("the_config_opens_a_postgres_sink", &mut || config(&server));
+    check("each_record_commits_synchronously", &mut || {
+        synchronous(&server);
+    });
+    check("a_sink_outlives_the_runtime_it_first_wrote_on", &mut || {
+        runtimes(&server);
+    });
+    check(
+        "a_frozen_server_denies_calls_within_the_timeout",
+        &mut || {
+            faults::frozen(&server);
+        },
+    );
+    let mut server = server;
+    check(
+        "the_server_killed_mid_run_no_tool_runs_unrecorded",
+        &mut || {
+            faults::killed(&mut server);
+        },
+    );
+    drop(server);
+    let tcp = Postgres::start_with(&Setup {
+        tcp: true,
+        ..Setup::default()
+    });
+    check(
+        "a_network_black_hole_denies_calls_within_the_timeout",
+        &mut || {
+            faults::black_hole(&tcp);
+        },
+    );
 }
 
 /// The connection string the writers get: the socket's directory comes from
@@ -112,7 +163,7 @@ fn spawn(server: &Postgres, role: &str, stdout: Stdio) -> std::process::Child {
 }
 
 /// Creates `database`; the writers race to migrate it.
-fn create_database(server: &Postgres, database: &str) {
+pub(crate) fn create_database(server: &Postgres, database: &str) {
     children::runtime().block_on(async {
         let admin = server.connect("postgres").await.unwrap();
         admin
@@ -220,4 +271,95 @@ fn config(server: &Postgres) {
         toml::from_str("sink = \"host=${HOOKS_STD_SURELY_UNSET} dbname=x\"").unwrap();
     let error = Auditor::from_config(unset).err().unwrap().to_string();
     assert!(error.contains("HOOKS_STD_SURELY_UNSET"), "{error}");
+}
+
+/// Each record's `INSERT` runs with `synchronous_commit = on` (seen by a
+/// trigger in the sink's own transaction), on a server whose default is `off`.
+fn synchronous(server: &Postgres) {
+    create_database(server, "durable");
+    let sink = PostgresSink::open(&connection_to(server, "durable")).unwrap();
+    children::runtime().block_on(async {
+        let admin = server.connect("durable").await.unwrap();
+        let default: String = admin
+            .client
+            .query_one("SHOW synchronous_commit", &[])
+            .await
+            .unwrap()
+            .get(0);
+        assert_eq!(default, "off", "the test server commits asynchronously");
+        admin
+            .client
+            .batch_execute(
+                "CREATE TABLE seen (setting TEXT NOT NULL);
+                 CREATE FUNCTION note_setting() RETURNS TRIGGER LANGUAGE plpgsql AS $$
+                 BEGIN
+                     INSERT INTO seen VALUES (current_setting('synchronous_commit'));
+                     RETURN NEW;
+                 END $$;
+                 CREATE TRIGGER note BEFORE INSERT ON hooks_audit_log
+                     FOR EACH ROW EXECUTE FUNCTION note_setting();",
+            )
+            .await
+            .unwrap();
+        let auditor = Auditor::new(sink);
+        let session = Session::new("durable");
+        for i in 0..3 {
+            let pre = PreToolUse::new(&session, "write_file", json!({"i": i}));
+            auditor
+                .record_completed(&PostToolUse::after(&pre, Ok(json!(i))))
+                .wait()
+                .await;
+            assert!(matches!(auditor.gate(&pre), Decision::Continue));
+        }
+        let settings: Vec<String> = admin
+            .client
+            .query("SELECT setting FROM seen", &[])
+            .await
+            .unwrap()
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        assert_eq!(settings, ["on", "on", "on"]);
+    });
+}
+
+/// Written from a runtime that is then dropped, then from a new one, and
+/// from a single-threaded one: every record is written.
+fn runtimes(server: &Postgres) {
+    create_database(server, "runtimes");
+    let auditor = Auditor::new(PostgresSink::open(&connection_to(server, "runtimes")).unwrap());
+    let session = Session::new("runtimes");
+    for round in 0..4 {
+        let runtime = if round % 2 == 0 {
+            children::runtime()
+        } else {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap()
+        };
+        runtime.block_on(async {
+            let pre = PreToolUse::new(&session, "write_file", json!({"i": round}));
+            auditor
+                .record_completed(&PostToolUse::after(&pre, Ok(json!(round))))
+                .wait()
+                .await;
+            assert!(
+                matches!(auditor.gate(&pre), Decision::Continue),
+                "round {round}: {:?}",
+                auditor.gate(&pre)
+            );
+        });
+        drop(runtime);
+    }
+    assert_eq!(rows(server, "runtimes").len(), 4);
+}
+
+/// The server's socket and `database`, spelled out.
+fn connection_to(server: &Postgres, database: &str) -> String {
+    format!(
+        "host={} user={} dbname={database}",
+        server.socket_dir().display(),
+        postgres::USER
+    )
 }

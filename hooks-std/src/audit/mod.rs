@@ -28,7 +28,10 @@
 //! `PreToolUse` chain, refuses calls while the audit log cannot be written —
 //! unless [`OnFailure::Continue`] says to go on with an error event instead.
 //! A record of a call that already ran cannot stop that call: a failed write
-//! is an error event, and the gate closes for the calls after it.
+//! is an error event, and the gate closes for the calls after it. With a
+//! sink that [records before each call](Sink::records_before_call) (the
+//! PostgreSQL sink), the gate writes the call's `started` record and lets
+//! the call run only once it is written: no call runs without its record.
 //!
 //! ```no_run
 //! use hooks_core::Hooks;
@@ -166,6 +169,43 @@ impl Auditor {
             .redactor(Redactor::new(&config.redact_keys, config.redact_prefixes)))
     }
 
+    /// Refuses the call if the audit log is broken and the policy is to
+    /// deny; with a sink that [records before each call](Sink::records_before_call),
+    /// writes the call's `started` record and refuses the call if it cannot
+    /// be written (or goes on with an error event, under [`OnFailure::Continue`]).
+    pub fn admit(&self, ctx: &PreToolUse) -> Deferred<'_, Decision> {
+        self.admit_also(ctx, &self.redactor)
+    }
+
+    fn admit_also(&self, ctx: &PreToolUse, also: &Redactor) -> Deferred<'_, Decision> {
+        // Each call's own record is the test of whether the log can be
+        // written: no need to refuse on an earlier failure.
+        if !self.sink.records_before_call() {
+            return Deferred::Ready(self.gate(ctx));
+        }
+        let record = self.again(AuditRecord::started(ctx, &self.redactor), also);
+        match self.sink.write(&record) {
+            Deferred::Ready(result) => Deferred::Ready(self.admitted(&record, result)),
+            Deferred::Later(pending) => Deferred::Later(Box::pin(async move {
+                let result = pending.await;
+                self.admitted(&record, result)
+            })),
+        }
+    }
+
+    /// The gate's decision once the call's `started` record was written or not.
+    fn admitted(&self, record: &AuditRecord, result: std::io::Result<()>) -> Decision {
+        let failed = result.as_ref().err().map(ToString::to_string);
+        self.settle(record, result);
+        match (failed, self.on_failure) {
+            (Some(error), OnFailure::Deny) => Decision::deny(format!(
+                "the call's audit record could not be written before it runs ({error}), \
+                 and no tool call runs unrecorded"
+            )),
+            _ => Decision::Continue,
+        }
+    }
+
     #[cfg(feature = "postgres")]
     fn server_sink(connection: &str) -> Result<PostgresSink, ConfigError> {
         PostgresSink::open(connection).map_err(|error| {
@@ -231,6 +271,14 @@ impl Auditor {
     // dispatcher's (its known secrets, its rules), once when they are one.
 
     fn record_denied_also(&self, ctx: &PreToolUse, also: &Redactor) -> Deferred<'_, ()> {
+        // Refused because its own record could not be written a moment ago:
+        // a record of the refusal would wait for the same server as long
+        // again before the agent gets its answer.
+        if self.sink.records_before_call()
+            && ctx.denial().is_some_and(|denial| *denial.hook() == *GATE)
+        {
+            return Deferred::Ready(());
+        }
         match AuditRecord::denied(ctx, &self.redactor) {
             Some(record) => self.write(self.again(record, also)),
             None => Deferred::Ready(()),
@@ -285,13 +333,17 @@ impl Auditor {
     }
 }
 
+/// The gate's name, as denials carry it.
+const GATE: &str = "hooks_std::audit::gate";
+
 // The audit hooks run only in a dispatcher given an `Auditor`.
 hooks_core::opt_in!(Auditor);
 
-/// Refuses calls while the audit log cannot be written (fail-closed).
+/// Refuses calls while the audit log cannot be written (fail-closed); with a
+/// sink that records before each call, writes the call's record first.
 #[pre_tool_use(group = "hooks_std", priority = i32::MAX)]
-fn gate(ctx: &PreToolUse, auditor: &Auditor) -> Decision {
-    auditor.gate(ctx)
+fn gate<'s>(ctx: &PreToolUse, auditor: &'s Auditor, redactor: &Redactor) -> Deferred<'s, Decision> {
+    auditor.admit_also(ctx, redactor)
 }
 
 /// Records calls a hook denied.
