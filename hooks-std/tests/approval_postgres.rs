@@ -10,7 +10,10 @@
 //!   call runs exactly once; the same call made again must ask again;
 //! - an answer dated in the future (by a forged row, or a clock set wrong) is
 //!   not used, and is spent;
-//! - the latency from an answer to the resumed call, printed (BENCHMARKS.md).
+//! - the latency from an answer to the resumed call, printed (BENCHMARKS.md);
+//! - a store used from a runtime that is then dropped works from the next;
+//! - with the server frozen (SIGSTOP), an operation fails within the
+//!   statement timeout instead of waiting for the server.
 //!
 //! A program of its own (`harness = false`): the replicas are this binary.
 
@@ -63,6 +66,58 @@ fn main() {
     children::check("approval_latency_answer_to_resumed_call", || {
         latency(&server);
     });
+    children::check("a_store_outlives_the_runtime_it_first_ran_on", || {
+        runtimes(&server);
+    });
+    children::check(
+        "a_frozen_server_fails_operations_within_the_timeout",
+        || {
+            frozen(&server);
+        },
+    );
+}
+
+/// Used from a runtime, which is dropped, then from another: still works.
+fn runtimes(server: &Postgres) {
+    create_database(server, "runtimes");
+    let store = PostgresStore::new(&connection(server, "runtimes")).unwrap();
+    for round in 0..3 {
+        let runtime = children::runtime();
+        let id = runtime
+            .block_on(store.insert(new_request(&format!("f{round}"), "s", "deploy")))
+            .unwrap_or_else(|error| panic!("round {round}: {error}"));
+        assert!(runtime.block_on(store.get(id)).unwrap().is_some());
+        drop(runtime);
+    }
+}
+
+/// SIGSTOP: an operation errs within the statement timeout × a generous
+/// factor, naming the timeout; thawed, the store works again.
+fn frozen(server: &Postgres) {
+    create_database(server, "frozen");
+    let timeout = Duration::from_secs(1);
+    let store = PostgresStore::new(&connection(server, "frozen"))
+        .unwrap()
+        .timeouts(timeout, timeout);
+    let runtime = children::runtime();
+    runtime.block_on(store.list(Status::Pending)).unwrap();
+    server.signal("STOP");
+    let started = Instant::now();
+    let answer = runtime.block_on(async {
+        tokio::time::timeout(Duration::from_secs(120), store.list(Status::Pending)).await
+    });
+    let took = started.elapsed();
+    server.signal("CONT");
+    let error = answer
+        .expect("unanswered after 120 s")
+        .expect_err("listed while the server is frozen");
+    assert!(error.to_string().contains("within 1s"), "{error}");
+    assert!(took < timeout * 10, "took {took:?}");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while runtime.block_on(store.list(Status::Pending)).is_err() {
+        assert!(Instant::now() < deadline, "the store did not recover");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// A connection string for `database` on the test server.

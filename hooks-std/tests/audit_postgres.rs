@@ -29,10 +29,11 @@ use std::collections::HashSet;
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use hooks_core::prelude::*;
-use hooks_std::audit::{Audit, Auditor, PostgresSink};
+use hooks_std::audit::{Audit, AuditRecord, Auditor, PostgresSink, Sink};
+use hooks_std::redact::Redactor;
 use postgres::{Postgres, Setup};
 
 hooks_core::link!(hooks_std);
@@ -73,6 +74,13 @@ fn main() {
     check("a_sink_outlives_the_runtime_it_first_wrote_on", &mut || {
         runtimes(&server);
     });
+    check("a_full_queue_refuses_records_at_once", &mut || {
+        bounded(&server);
+    });
+    check(
+        "the_config_bounds_connecting_to_a_server_that_never_answers",
+        &mut never_answers,
+    );
     check(
         "a_frozen_server_denies_calls_within_the_timeout",
         &mut || {
@@ -362,4 +370,85 @@ fn connection_to(server: &Postgres, database: &str) -> String {
         server.socket_dir().display(),
         postgres::USER
     )
+}
+
+/// While the server is frozen, a sink whose queue holds 4 records refuses
+/// the rest of 50 at once (the writer holds at most one batch besides);
+/// those queued fail at their deadline; thawed, records are written again.
+fn bounded(server: &Postgres) {
+    const QUEUE: usize = 4;
+    const WRITES: usize = 50;
+    create_database(server, "bounded");
+    let timeout = Duration::from_secs(1);
+    let sink = PostgresSink::builder(&connection_to(server, "bounded"))
+        .queue(QUEUE)
+        .timeout(timeout)
+        .open()
+        .unwrap();
+    let session = Session::new("bounded");
+    let pre = PreToolUse::new(&session, "write_file", json!({"i": 0}));
+    let record = AuditRecord::completed(
+        &PostToolUse::after(&pre, Ok(json!(0))),
+        &Redactor::default(),
+    );
+    server.signal("STOP");
+    let writes: Vec<_> = (0..WRITES).map(|_| sink.write(&record)).collect();
+    let mut refused = 0;
+    let mut queued = Vec::new();
+    for write in writes {
+        match write {
+            hooks_core::Deferred::Ready(Err(error)) => {
+                assert!(error.to_string().contains("queue"), "{error}");
+                refused += 1;
+            }
+            hooks_core::Deferred::Ready(Ok(())) => panic!("written while the server is frozen"),
+            hooks_core::Deferred::Later(pending) => queued.push(pending),
+        }
+    }
+    let failed = children::runtime().block_on(async {
+        tokio::time::timeout(Duration::from_secs(120), async {
+            let mut failed = 0;
+            for pending in queued {
+                failed += usize::from(pending.await.is_err());
+            }
+            failed
+        })
+        .await
+    });
+    server.signal("CONT");
+    assert!(
+        refused >= WRITES - 2 * QUEUE,
+        "only {refused} of {WRITES} refused"
+    );
+    assert_eq!(
+        failed,
+        Ok(WRITES - refused),
+        "every queued record failed at its deadline"
+    );
+    let deadline = Instant::now() + Duration::from_secs(120);
+    children::runtime().block_on(async {
+        while sink.write(&record).wait().await.is_err() {
+            assert!(Instant::now() < deadline, "records are not written again");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    });
+    print!("{refused} of {WRITES} refused at once ... ");
+}
+
+/// `connect_timeout` from the table bounds opening a sink on a listener that
+/// accepts connections and never answers.
+fn never_answers() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let table: Audit = toml::from_str(&format!(
+        "sink = \"host=127.0.0.1 port={port} user=x dbname=x\"\nconnect_timeout = \"1s\"\ntimeout = \"2s\"\nqueue = 8"
+    ))
+    .unwrap();
+    assert_eq!((table.timeout, table.queue), (Duration::from_secs(2), 8));
+    let started = Instant::now();
+    let error = Auditor::from_config(table).err().unwrap().to_string();
+    let took = started.elapsed();
+    assert!(error.contains("could not connect within 1s"), "{error}");
+    assert!(took < Duration::from_secs(30), "took {took:?}");
+    drop(listener);
 }

@@ -87,6 +87,17 @@ pub struct Audit {
     /// environment variable `NAME`, so secrets stay out of the file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sink: Option<String>,
+    /// With a `sink`: how long a record may take to be committed before it
+    /// fails and the gate refuses its call (the server frozen, the network
+    /// dropping packets).
+    #[serde(with = "crate::config::duration")]
+    pub timeout: std::time::Duration,
+    /// With a `sink`: how long connecting may take (TCP, TLS, authentication).
+    #[serde(with = "crate::config::duration")]
+    pub connect_timeout: std::time::Duration,
+    /// With a `sink`: how many records may wait for the server; past it a
+    /// record is refused at once (and its call denied) rather than queued.
+    pub queue: usize,
     /// How durable each record is before the call goes on.
     pub durability: Durability,
     /// What happens to calls while the audit log cannot be written.
@@ -102,6 +113,9 @@ impl Default for Audit {
         Audit {
             path: std::env::var_os("HOOKS_AUDIT_LOG").map_or_else(PathBuf::new, PathBuf::from),
             sink: None,
+            timeout: std::time::Duration::from_secs(5),
+            connect_timeout: std::time::Duration::from_secs(5),
+            queue: 10_000,
             durability: Durability::default(),
             on_failure: OnFailure::default(),
             redact_keys: DEFAULT_KEYS.map(str::to_owned).to_vec(),
@@ -145,7 +159,7 @@ impl Auditor {
     /// unwritable path or an unreachable server is refused.
     pub fn from_config(config: Audit) -> Result<Self, ConfigError> {
         if let Some(server) = &config.sink {
-            return Ok(Auditor::new(Self::server_sink(server)?)
+            return Ok(Auditor::new(Self::server_sink(server, &config)?)
                 .on_failure(config.on_failure)
                 .redactor(Redactor::new(&config.redact_keys, config.redact_prefixes)));
         }
@@ -207,17 +221,22 @@ impl Auditor {
     }
 
     #[cfg(feature = "postgres")]
-    fn server_sink(connection: &str) -> Result<PostgresSink, ConfigError> {
-        PostgresSink::open(connection).map_err(|error| {
-            ConfigError::new(
-                "audit-log",
-                format!("cannot write audit records to PostgreSQL: {error}"),
-            )
-        })
+    fn server_sink(connection: &str, config: &Audit) -> Result<PostgresSink, ConfigError> {
+        PostgresSink::builder(connection)
+            .timeout(config.timeout)
+            .connect_timeout(config.connect_timeout)
+            .queue(config.queue)
+            .open()
+            .map_err(|error| {
+                ConfigError::new(
+                    "audit-log",
+                    format!("cannot write audit records to PostgreSQL: {error}"),
+                )
+            })
     }
 
     #[cfg(not(feature = "postgres"))]
-    fn server_sink(_: &str) -> Result<TracingSink, ConfigError> {
+    fn server_sink(_: &str, _: &Audit) -> Result<TracingSink, ConfigError> {
         Err(ConfigError::new(
             "audit-log",
             "`sink` names a PostgreSQL server, and this program is built without hooks-std's `postgres` feature",
