@@ -8,10 +8,13 @@ use std::str::FromStr as _;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
 use tokio_postgres::config::Host;
-use tokio_postgres::{AsyncMessage, Client, NoTls, Notification};
+use tokio_postgres::{AsyncMessage, Client, Connection, NoTls, Notification};
+
+mod tls;
 
 /// How long connecting (TCP, TLS, authentication) may take by default.
 pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -23,6 +26,8 @@ pub(crate) const STATEMENT_TIMEOUT: Duration = Duration::from_secs(5);
 #[derive(Clone)]
 pub(crate) struct Server {
     pub(crate) config: tokio_postgres::Config,
+    /// The handshake and the certificate check; `None` for `sslmode=disable`.
+    tls: Option<Arc<rustls::ClientConfig>>,
     shown: Arc<str>,
     connect_timeout: Duration,
     statement_timeout: Duration,
@@ -68,11 +73,14 @@ impl Server {
     pub(crate) fn parse(connection: &str) -> Result<Self, String> {
         let expanded = crate::config::expand_env(connection)
             .map_err(|error| format!("the connection string {error}"))?;
-        let config = tokio_postgres::Config::from_str(&expanded)
+        let (rest, tls) = tls::split(&expanded)?;
+        let mut config = tokio_postgres::Config::from_str(&rest)
             .map_err(|error| format!("not a PostgreSQL connection string: {error}"))?;
+        config.ssl_mode(tls.mode);
         let shown = describe(&config).into();
         Ok(Server {
             config,
+            tls: tls.config,
             shown,
             connect_timeout: CONNECT_TIMEOUT,
             statement_timeout: STATEMENT_TIMEOUT,
@@ -116,18 +124,52 @@ impl Server {
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(self.connect_timeout);
         }
-        let (client, mut connection) =
-            tokio::time::timeout(self.connect_timeout, config.connect(NoTls))
-                .await
-                .map_err(|_| {
-                    format!(
-                        "could not connect within {} (the connect timeout)",
-                        humantime::format_duration(self.connect_timeout)
-                    )
-                })?
-                .map_err(|error| failure(&error))?;
+        let late = || {
+            format!(
+                "could not connect within {} (the connect timeout)",
+                humantime::format_duration(self.connect_timeout)
+            )
+        };
+        let (client, driving) = match &self.tls {
+            None => {
+                let (client, connection) =
+                    tokio::time::timeout(self.connect_timeout, config.connect(NoTls))
+                        .await
+                        .map_err(|_| late())?
+                        .map_err(|error| failure(&error))?;
+                (client, self.drive(connection, notified))
+            }
+            Some(tls) => {
+                let tls = tokio_postgres_rustls::MakeRustlsConnect::new((**tls).clone());
+                let (client, connection) =
+                    tokio::time::timeout(self.connect_timeout, config.connect(tls))
+                        .await
+                        .map_err(|_| late())?
+                        .map_err(|error| failure(&error))?;
+                (client, self.drive(connection, notified))
+            }
+        };
+        let connected = Connected { client, driving };
+        // The server stops a statement nobody waits for any more.
+        let millis = self.statement_timeout.as_millis().max(1);
+        self.within(connected.batch_execute(&format!("SET statement_timeout = {millis}")))
+            .await?;
+        Ok(connected)
+    }
+
+    /// Drives `connection` on the current (driver) runtime, handing each
+    /// notification to `notified`; ends with why the connection ended.
+    fn drive<S, T>(
+        &self,
+        mut connection: Connection<S, T>,
+        notified: Option<OnNotification>,
+    ) -> JoinHandle<String>
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+        T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
         let shown = Arc::clone(&self.shown);
-        let driving = tokio::spawn(async move {
+        tokio::spawn(async move {
             while let Some(message) = poll_fn(|cx| connection.poll_message(cx)).await {
                 match message {
                     Ok(AsyncMessage::Notification(note)) => {
@@ -144,13 +186,7 @@ impl Server {
                 }
             }
             "the server closed the connection".to_owned()
-        });
-        let connected = Connected { client, driving };
-        // The server stops a statement nobody waits for any more.
-        let millis = self.statement_timeout.as_millis().max(1);
-        self.within(connected.batch_execute(&format!("SET statement_timeout = {millis}")))
-            .await?;
-        Ok(connected)
+        })
     }
 
     /// `statement`'s answer, or an error once the statement timeout passed.

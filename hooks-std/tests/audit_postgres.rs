@@ -12,7 +12,10 @@
 //! - a sink used from one runtime, then another after the first is dropped;
 //! - faults (`faults.rs`): the server killed (SIGKILL) mid-run, frozen with SIGSTOP,
 //!   and behind a network black hole — no tool runs without its row, and
-//!   calls are denied within the sink's timeout.
+//!   calls are denied within the sink's timeout;
+//! - TLS (`tls.rs`): `verify-full` against a CA the test makes, a server
+//!   with `ssl = on` that refuses plain TCP; an unknown CA and a wrong name
+//!   refused.
 //!
 //! Throughput is printed (BENCHMARKS.md). A program of its own
 //! (`harness = false`): the writers are this binary.
@@ -25,6 +28,9 @@ mod children;
 
 #[path = "audit_postgres/faults.rs"]
 mod faults;
+
+#[path = "audit_postgres/tls.rs"]
+mod tls;
 use std::collections::HashSet;
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::process::{Command, Stdio};
@@ -95,6 +101,10 @@ fn main() {
         },
     );
     drop(server);
+    check(
+        "tls_verify_full_refuses_an_unknown_ca_and_a_wrong_name",
+        &mut tls::tls,
+    );
     let tcp = Postgres::start_with(&Setup {
         tcp: true,
         ..Setup::default()
@@ -183,7 +193,7 @@ pub(crate) fn create_database(server: &Postgres, database: &str) {
 }
 
 /// `(writer, i)` of every row.
-fn rows(server: &Postgres, database: &str) -> Vec<(i64, i64)> {
+pub(crate) fn rows(server: &Postgres, database: &str) -> Vec<(i64, i64)> {
     children::runtime().block_on(async {
         let connection = server.connect(database).await.unwrap();
         connection

@@ -49,6 +49,8 @@ pub(crate) struct Setup {
     pub(crate) tcp: bool,
     /// `ssl = on` with this certificate chain and key (PEM).
     pub(crate) tls: Option<(String, String)>,
+    /// The whole of `pg_hba.conf`, instead of `initdb`'s (`trust` for all).
+    pub(crate) hba: Option<String>,
 }
 
 /// A connection, with a count of the notifications it has received (`NOTIFY`).
@@ -108,6 +110,9 @@ impl Postgres {
             debian::describe(&init)
         );
 
+        if let Some(hba) = &setup.hba {
+            fs::write(data.join("pg_hba.conf"), hba).expect("write pg_hba.conf");
+        }
         let mut settings: Vec<String> = [
             "listen_addresses=",
             "fsync=off",
