@@ -102,6 +102,12 @@ fn main() {
     );
     drop(server);
     check(
+        "records_per_second_with_synchronous_commit_on_disk",
+        &mut || {
+            durable();
+        },
+    );
+    check(
         "tls_verify_full_refuses_an_unknown_ca_and_a_wrong_name",
         &mut tls::tls,
     );
@@ -123,8 +129,8 @@ fn connection(database: &str) -> String {
     format!("host=${{{HOST}}} user={} dbname={database}", postgres::USER)
 }
 
-/// `N DATABASE COUNT`: writes COUNT records (or until killed, with `0`),
-/// `IN_FLIGHT` at a time, through the audit hooks' auditor; prints the
+/// `N DATABASE COUNT [IN_FLIGHT]`: writes COUNT records (or until killed,
+/// with `0`), `IN_FLIGHT` (64 unless given) at a time, through the audit hooks' auditor; prints the
 /// number of each record once its record call resolved.
 fn writer(role: &str) {
     let mut words = role.split(' ');
@@ -134,13 +140,14 @@ fn writer(role: &str) {
         0 => u64::MAX,
         count => count,
     };
+    let in_flight: u64 = words.next().map_or(IN_FLIGHT, |n| n.parse().unwrap());
     children::runtime().block_on(async {
         let sink = PostgresSink::connect(&connection(database)).await.unwrap();
         let auditor = Arc::new(Auditor::new(sink));
         let session = Session::new("fleet").with_user("u");
         let mut next = 0;
         while next < count {
-            let batch: Vec<_> = (next..count.min(next + IN_FLIGHT))
+            let batch: Vec<_> = (next..count.min(next + in_flight))
                 .map(|i| {
                     let auditor = Arc::clone(&auditor);
                     let pre = PreToolUse::new(
@@ -159,7 +166,7 @@ fn writer(role: &str) {
                     })
                 })
                 .collect();
-            next += IN_FLIGHT;
+            next += in_flight;
             let mut out = std::io::stdout().lock();
             for task in batch {
                 // Acknowledged: the dispatcher's record call has resolved.
@@ -461,4 +468,39 @@ fn never_answers() {
     assert!(error.contains("could not connect within 1s"), "{error}");
     assert!(took < Duration::from_secs(30), "took {took:?}");
     drop(listener);
+}
+
+/// Throughput with each commit flushed to disk: a server with `fsync = on`
+/// (its `synchronous_commit` stays `off`; the sink sets it `on` for its own
+/// transactions). 8 writer processes × 2,000 records, 64 in flight each;
+/// then one writer with one record in flight (a lone agent's calls).
+fn durable() {
+    let server = Postgres::start_with(&Setup {
+        durable: true,
+        ..Setup::default()
+    });
+    create_database(&server, "busy");
+    let started = Instant::now();
+    let children: Vec<_> = (0..WRITERS)
+        .map(|writer| spawn(&server, &format!("{writer} busy 2000 64"), Stdio::null()))
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    let busy = started.elapsed();
+    assert_eq!(rows(&server, "busy").len(), 16_000);
+    create_database(&server, "lone");
+    let started = Instant::now();
+    let mut child = spawn(&server, "0 lone 500 1", Stdio::null());
+    assert!(child.wait().unwrap().success());
+    let lone = started.elapsed();
+    assert_eq!(rows(&server, "lone").len(), 500);
+    print!(
+        "8 processes: 16000 records in {:.2} s ({:.0}/s); 1 in flight: 500 in {:.2} s ({:.0}/s, {:.2} ms each) ... ",
+        busy.as_secs_f64(),
+        16_000.0 / busy.as_secs_f64(),
+        lone.as_secs_f64(),
+        500.0 / lone.as_secs_f64(),
+        lone.as_secs_f64() * 1000.0 / 500.0
+    );
 }

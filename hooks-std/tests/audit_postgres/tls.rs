@@ -97,6 +97,7 @@ pub(crate) fn tls() {
         tcp: true,
         tls: Some(ca.issue(name)),
         hba: Some(HBA.to_owned()),
+        ..Setup::default()
     };
     let server = Postgres::start_with(&setup("localhost"));
     let misnamed = Postgres::start_with(&setup("db.invalid"));

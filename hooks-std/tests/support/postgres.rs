@@ -51,6 +51,9 @@ pub(crate) struct Setup {
     pub(crate) tls: Option<(String, String)>,
     /// The whole of `pg_hba.conf`, instead of `initdb`'s (`trust` for all).
     pub(crate) hba: Option<String>,
+    /// `fsync = on`: a synchronous commit waits for the disk (for
+    /// measurements; the server's `synchronous_commit` stays `off`).
+    pub(crate) durable: bool,
 }
 
 /// A connection, with a count of the notifications it has received (`NOTIFY`).
@@ -115,7 +118,11 @@ impl Postgres {
         }
         let mut settings: Vec<String> = [
             "listen_addresses=",
-            "fsync=off",
+            if setup.durable {
+                "fsync=on"
+            } else {
+                "fsync=off"
+            },
             "full_page_writes=off",
             // The sinks must commit synchronously whatever the server's default.
             "synchronous_commit=off",
