@@ -13,7 +13,9 @@
 //! - the latency from an answer to the resumed call, printed (BENCHMARKS.md);
 //! - a store used from a runtime that is then dropped works from the next;
 //! - with the server frozen (SIGSTOP), an operation fails within the
-//!   statement timeout instead of waiting for the server.
+//!   statement timeout instead of waiting for the server;
+//! - the listening connection cut silently (a proxy that forgets its
+//!   connections): noticed and replaced, and the waiter gets the answer.
 //!
 //! A program of its own (`harness = false`): the replicas are this binary.
 
@@ -25,6 +27,9 @@ mod children;
 
 #[path = "support/future_answer.rs"]
 mod future_answer;
+
+#[path = "support/proxy.rs"]
+mod proxy;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -36,7 +41,7 @@ use hooks_std::approval::store::{Answering, NewRequest};
 use hooks_std::approval::{
     ApprovalGate, ApprovalStore, Approvals, PostgresStore, Request, Scope, ScriptedChannel, Status,
 };
-use postgres::Postgres;
+use postgres::{Postgres, Setup};
 
 hooks_core::link!(hooks_std);
 
@@ -75,6 +80,61 @@ fn main() {
             frozen(&server);
         },
     );
+    children::check("a_listening_connection_cut_silently_is_replaced", || {
+        cut_listener();
+    });
+}
+
+/// The store reaches the server through a proxy that then cuts every open
+/// connection without closing it; the request is answered from elsewhere:
+/// the waiter, woken only by notifications, still learns of it.
+fn cut_listener() {
+    let server = Postgres::start_with(&Setup {
+        tcp: true,
+        ..Setup::default()
+    });
+    create_database(&server, "cut");
+    let proxy = proxy::Proxy::start(server.port());
+    let store = PostgresStore::new(&format!(
+        "host=127.0.0.1 port={} user={} dbname=cut sslmode=disable",
+        proxy.port,
+        postgres::USER
+    ))
+    .unwrap()
+    .timeouts(Duration::from_secs(1), Duration::from_secs(1));
+    let direct = PostgresStore::new(&format!(
+        "{} port={}",
+        connection(&server, "cut"),
+        server.port()
+    ))
+    .unwrap();
+    let runtime = children::runtime();
+    let id = runtime
+        .block_on(store.insert(new_request("f", "s", "deploy")))
+        .unwrap();
+    // Listening: the first wake-up comes once `LISTEN` is in place.
+    runtime.block_on(store.answered(id).unwrap()).unwrap();
+    proxy.black_hole();
+    proxy.restore();
+    // The store's own connection was cut too: the next calls reconnect it.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while runtime.block_on(store.get(id)).is_err() {
+        assert!(Instant::now() < deadline, "the store did not reconnect");
+    }
+    // Waiting as the gate does: subscribed, then the status read.
+    let woken = store.answered(id).unwrap();
+    let pending = runtime.block_on(store.get(id)).unwrap().unwrap();
+    assert_eq!(pending.status, Status::Pending);
+    assert!(
+        runtime
+            .block_on(direct.answer(id, yes(Scope::Once)))
+            .unwrap()
+    );
+    let learned =
+        runtime.block_on(async { tokio::time::timeout(Duration::from_secs(120), woken).await });
+    let status = runtime.block_on(store.get(id)).unwrap().unwrap().status;
+    assert_eq!(status, Status::Approved);
+    assert!(learned.is_ok(), "the answer never reached the waiter");
 }
 
 /// Used from a runtime, which is dropped, then from another: still works.

@@ -26,6 +26,9 @@ mod postgres;
 #[path = "support/children.rs"]
 mod children;
 
+#[path = "support/proxy.rs"]
+mod proxy;
+
 #[path = "audit_postgres/faults.rs"]
 mod faults;
 

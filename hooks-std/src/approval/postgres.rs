@@ -230,7 +230,7 @@ async fn listen(server: Server, answers: broadcast::Sender<Option<i64>>) {
                     Ok(()) => {
                         pause = Duration::from_millis(50);
                         let _ = answers.send(None);
-                        let lost = connected.ended().await;
+                        let lost = alive(&server, &mut connected).await;
                         tracing::warn!(target: "hooks_std::approval", server = %server.shown(), error = %lost, "stopped listening for answers; reconnecting");
                     }
                     Err(error) => {
@@ -246,6 +246,24 @@ async fn listen(server: Server, answers: broadcast::Sender<Option<i64>>) {
         let _ = answers.send(None);
         tokio::time::sleep(pause).await;
         pause = (pause * 2).min(Duration::from_secs(5));
+    }
+}
+
+/// How often an idle listening connection is checked: a connection whose
+/// path died silently (a firewall or NAT forgot it) would never deliver
+/// another notification, nor end.
+const PING: Duration = Duration::from_secs(10);
+
+/// Waits for the listening connection to end, or to fail a check (a query
+/// not answered within the statement timeout); says why.
+async fn alive(server: &Server, connected: &mut Connected) -> String {
+    loop {
+        if let Ok(lost) = tokio::time::timeout(PING, connected.ended()).await {
+            return lost;
+        }
+        if let Err(error) = server.within(connected.batch_execute("SELECT 1")).await {
+            return error;
+        }
     }
 }
 

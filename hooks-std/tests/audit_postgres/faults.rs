@@ -4,8 +4,6 @@
 //! the sink's timeout (denied while the record cannot be committed).
 
 use std::collections::HashSet;
-use std::io::{Read as _, Write as _};
-use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -14,6 +12,7 @@ use hooks_core::prelude::*;
 use hooks_std::audit::{Auditor, PostgresSink};
 
 use super::postgres::{self, Postgres};
+use super::proxy::Proxy;
 use super::{children, create_database};
 
 /// The sink's default: a record not committed within it refuses its call.
@@ -262,73 +261,5 @@ pub(crate) fn black_hole(server: &Postgres) {
         postgres::USER
     ))
     .unwrap();
-    stalled(
-        &audited(sink),
-        || proxy.open.store(false, Ordering::SeqCst),
-        || proxy.open.store(true, Ordering::SeqCst),
-    );
-}
-
-/// A TCP proxy to `127.0.0.1:upstream` that, while `open` is false, reads
-/// and drops everything in both directions and connects nothing new.
-struct Proxy {
-    port: u16,
-    open: Arc<AtomicBool>,
-}
-
-impl Proxy {
-    fn start(upstream: u16) -> Proxy {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let open = Arc::new(AtomicBool::new(true));
-        let flag = Arc::clone(&open);
-        std::thread::spawn(move || {
-            for client in listener.incoming() {
-                let Ok(client) = client else { continue };
-                let flag = Arc::clone(&flag);
-                std::thread::spawn(move || {
-                    // Held, never answered, until the hole closes.
-                    while !flag.load(Ordering::SeqCst) {
-                        std::thread::sleep(Duration::from_millis(10));
-                    }
-                    let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)) else {
-                        return;
-                    };
-                    forward(&client, &server, &flag);
-                });
-            }
-        });
-        Proxy { port, open }
-    }
-}
-
-/// Copies both ways, dropping the bytes while `open` is false.
-fn forward(client: &TcpStream, server: &TcpStream, open: &Arc<AtomicBool>) {
-    let pipe = |mut from: TcpStream, mut to: TcpStream, open: Arc<AtomicBool>| {
-        std::thread::spawn(move || {
-            let mut buffer = [0; 16 * 1024];
-            loop {
-                let read = match from.read(&mut buffer) {
-                    Ok(0) | Err(_) => break,
-                    Ok(read) => read,
-                };
-                if open.load(Ordering::SeqCst) && to.write_all(&buffer[..read]).is_err() {
-                    break;
-                }
-            }
-            let _ = to.shutdown(std::net::Shutdown::Both);
-        })
-    };
-    let up = pipe(
-        client.try_clone().unwrap(),
-        server.try_clone().unwrap(),
-        Arc::clone(open),
-    );
-    let down = pipe(
-        server.try_clone().unwrap(),
-        client.try_clone().unwrap(),
-        Arc::clone(open),
-    );
-    let _ = up.join();
-    let _ = down.join();
+    stalled(&audited(sink), || proxy.black_hole(), || proxy.restore());
 }
