@@ -14,6 +14,7 @@
 //! - a store used from a runtime that is then dropped works from the next;
 //! - with the server frozen (SIGSTOP), an operation fails within the
 //!   statement timeout instead of waiting for the server;
+//! - the gate over a frozen server denies a flagged call within the timeout;
 //! - the listening connection cut silently (a proxy that forgets its
 //!   connections): noticed and replaced, and the waiter gets the answer.
 //!
@@ -80,9 +81,54 @@ fn main() {
             frozen(&server);
         },
     );
+    children::check("a_frozen_store_denies_the_call_within_the_timeout", || {
+        frozen_gate(&server);
+    });
     children::check("a_listening_connection_cut_silently_is_replaced", || {
         cut_listener();
     });
+}
+
+/// The gate over a frozen server (SIGSTOP): a flagged call is denied, not
+/// run, and answered within the statement timeout × a generous factor.
+fn frozen_gate(server: &Postgres) {
+    create_database(server, "gatefrozen");
+    let timeout = Duration::from_secs(1);
+    let gate = ApprovalGate::open(&Approvals {
+        tools: vec!["payments_*".into()],
+        store: Some(connection(server, "gatefrozen")),
+        connect_timeout: timeout,
+        statement_timeout: timeout,
+        ..Approvals::default()
+    })
+    .unwrap()
+    .channel(ScriptedChannel(|_: &Request| None));
+    let hooks = Hooks::builder()
+        .only(["hooks_std::approval::gate"])
+        .state(gate.policy().clone())
+        .approver(gate)
+        .build()
+        .unwrap();
+    let runtime = children::runtime();
+    server.signal("STOP");
+    let started = Instant::now();
+    let run = runtime.block_on(async {
+        tokio::time::timeout(
+            Duration::from_secs(120),
+            hooks.tool("payments_refund").run(
+                &Session::new("frozen").with_user("dana"),
+                json!({"order": 7}),
+                async |_: &Value| Ok::<_, String>(json!("refunded")),
+            ),
+        )
+        .await
+    });
+    let took = started.elapsed();
+    server.signal("CONT");
+    let run = run.expect("unanswered after 120 s");
+    assert!(!run.ran(), "the tool ran with its approval store frozen");
+    assert!(took < timeout * 10, "took {took:?}");
+    print!("denied in {took:.1?} ... ");
 }
 
 /// The store reaches the server through a proxy that then cuts every open
