@@ -183,10 +183,12 @@ impl Auditor {
             .redactor(Redactor::new(&config.redact_keys, config.redact_prefixes)))
     }
 
-    /// Refuses the call if the audit log is broken and the policy is to
-    /// deny; with a sink that [records before each call](Sink::records_before_call),
-    /// writes the call's `started` record and refuses the call if it cannot
-    /// be written (or goes on with an error event, under [`OnFailure::Continue`]).
+    /// What the `audit::gate` hook decides. With a sink that [records
+    /// before each call](Sink::records_before_call): writes the call's
+    /// `started` record, and refuses the call if it cannot be written (or
+    /// goes on with an error event, under [`OnFailure::Continue`]); each call
+    /// is its own test of the log, so earlier failures do not matter. With
+    /// any other sink: [`gate`](Self::gate).
     pub fn admit(&self, ctx: &PreToolUse) -> Deferred<'_, Decision> {
         self.admit_also(ctx, &self.redactor)
     }
