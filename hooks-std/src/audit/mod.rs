@@ -65,7 +65,7 @@ use hooks_core::prelude::*;
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "postgres")]
-pub use postgres::PostgresSink;
+pub use postgres::{PostgresSink, PostgresSinkBuilder};
 pub use record::{AuditRecord, Decision as RecordedDecision};
 pub use sink::{Durability, JsonLinesFile, Sink, TracingSink};
 

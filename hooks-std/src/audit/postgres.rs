@@ -67,6 +67,7 @@ pub struct PostgresSink {
 /// How a [`PostgresSink`] connects, waits and queues; from
 /// [`PostgresSink::builder`].
 #[derive(Debug, Clone)]
+#[must_use = "a builder connects nothing until `open` or `connect`"]
 pub struct PostgresSinkBuilder {
     connection: String,
     timeout: Duration,
