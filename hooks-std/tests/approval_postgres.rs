@@ -10,7 +10,13 @@
 //!   call runs exactly once; the same call made again must ask again;
 //! - an answer dated in the future (by a forged row, or a clock set wrong) is
 //!   not used, and is spent;
-//! - the latency from an answer to the resumed call, printed (BENCHMARKS.md).
+//! - the latency from an answer to the resumed call, printed (BENCHMARKS.md);
+//! - a store used from a runtime that is then dropped works from the next;
+//! - with the server frozen (SIGSTOP), an operation fails within the
+//!   statement timeout instead of waiting for the server;
+//! - the gate over a frozen server denies a flagged call within the timeout;
+//! - the listening connection cut silently (a proxy that forgets its
+//!   connections): noticed and replaced, and the waiter gets the answer.
 //!
 //! A program of its own (`harness = false`): the replicas are this binary.
 
@@ -22,6 +28,9 @@ mod children;
 
 #[path = "support/future_answer.rs"]
 mod future_answer;
+
+#[path = "support/proxy.rs"]
+mod proxy;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -33,7 +42,7 @@ use hooks_std::approval::store::{Answering, NewRequest};
 use hooks_std::approval::{
     ApprovalGate, ApprovalStore, Approvals, PostgresStore, Request, Scope, ScriptedChannel, Status,
 };
-use postgres::Postgres;
+use postgres::{Postgres, Setup};
 
 hooks_core::link!(hooks_std);
 
@@ -63,6 +72,158 @@ fn main() {
     children::check("approval_latency_answer_to_resumed_call", || {
         latency(&server);
     });
+    children::check("a_store_outlives_the_runtime_it_first_ran_on", || {
+        runtimes(&server);
+    });
+    children::check(
+        "a_frozen_server_fails_operations_within_the_timeout",
+        || {
+            frozen(&server);
+        },
+    );
+    children::check("a_frozen_store_denies_the_call_within_the_timeout", || {
+        frozen_gate(&server);
+    });
+    children::check("a_listening_connection_cut_silently_is_replaced", || {
+        cut_listener();
+    });
+}
+
+/// The gate over a frozen server (SIGSTOP): a flagged call is denied, not
+/// run, and answered within the statement timeout × a generous factor.
+fn frozen_gate(server: &Postgres) {
+    create_database(server, "gatefrozen");
+    let timeout = Duration::from_secs(1);
+    let gate = ApprovalGate::open(&Approvals {
+        tools: vec!["payments_*".into()],
+        store: Some(connection(server, "gatefrozen")),
+        connect_timeout: timeout,
+        statement_timeout: timeout,
+        ..Approvals::default()
+    })
+    .unwrap()
+    .channel(ScriptedChannel(|_: &Request| None));
+    let hooks = Hooks::builder()
+        .only(["hooks_std::approval::gate"])
+        .state(gate.policy().clone())
+        .approver(gate)
+        .build()
+        .unwrap();
+    let runtime = children::runtime();
+    server.signal("STOP");
+    let started = Instant::now();
+    let run = runtime.block_on(async {
+        tokio::time::timeout(
+            Duration::from_secs(120),
+            hooks.tool("payments_refund").run(
+                &Session::new("frozen").with_user("dana"),
+                json!({"order": 7}),
+                async |_: &Value| Ok::<_, String>(json!("refunded")),
+            ),
+        )
+        .await
+    });
+    let took = started.elapsed();
+    server.signal("CONT");
+    let run = run.expect("unanswered after 120 s");
+    assert!(!run.ran(), "the tool ran with its approval store frozen");
+    assert!(took < timeout * 10, "took {took:?}");
+    print!("denied in {took:.1?} ... ");
+}
+
+/// The store reaches the server through a proxy that then cuts every open
+/// connection without closing it; the request is answered from elsewhere:
+/// the waiter, woken only by notifications, still learns of it.
+fn cut_listener() {
+    let server = Postgres::start_with(&Setup {
+        tcp: true,
+        ..Setup::default()
+    });
+    create_database(&server, "cut");
+    let proxy = proxy::Proxy::start(server.port());
+    let store = PostgresStore::new(&format!(
+        "host=127.0.0.1 port={} user={} dbname=cut sslmode=disable",
+        proxy.port,
+        postgres::USER
+    ))
+    .unwrap()
+    .timeouts(Duration::from_secs(1), Duration::from_secs(1));
+    let direct = PostgresStore::new(&format!(
+        "{} port={}",
+        connection(&server, "cut"),
+        server.port()
+    ))
+    .unwrap();
+    let runtime = children::runtime();
+    let id = runtime
+        .block_on(store.insert(new_request("f", "s", "deploy")))
+        .unwrap();
+    // Listening: the first wake-up comes once `LISTEN` is in place.
+    runtime.block_on(store.answered(id).unwrap()).unwrap();
+    proxy.black_hole();
+    proxy.restore();
+    // The store's own connection was cut too: the next calls reconnect it.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while runtime.block_on(store.get(id)).is_err() {
+        assert!(Instant::now() < deadline, "the store did not reconnect");
+    }
+    // Waiting as the gate does: subscribed, then the status read.
+    let woken = store.answered(id).unwrap();
+    let pending = runtime.block_on(store.get(id)).unwrap().unwrap();
+    assert_eq!(pending.status, Status::Pending);
+    assert!(
+        runtime
+            .block_on(direct.answer(id, yes(Scope::Once)))
+            .unwrap()
+    );
+    let learned =
+        runtime.block_on(async { tokio::time::timeout(Duration::from_secs(120), woken).await });
+    let status = runtime.block_on(store.get(id)).unwrap().unwrap().status;
+    assert_eq!(status, Status::Approved);
+    assert!(learned.is_ok(), "the answer never reached the waiter");
+}
+
+/// Used from a runtime, which is dropped, then from another: still works.
+fn runtimes(server: &Postgres) {
+    create_database(server, "runtimes");
+    let store = PostgresStore::new(&connection(server, "runtimes")).unwrap();
+    for round in 0..3 {
+        let runtime = children::runtime();
+        let id = runtime
+            .block_on(store.insert(new_request(&format!("f{round}"), "s", "deploy")))
+            .unwrap_or_else(|error| panic!("round {round}: {error}"));
+        assert!(runtime.block_on(store.get(id)).unwrap().is_some());
+        drop(runtime);
+    }
+}
+
+/// SIGSTOP: an operation errs within the statement timeout × a generous
+/// factor, naming the timeout; thawed, the store works again.
+fn frozen(server: &Postgres) {
+    create_database(server, "frozen");
+    let timeout = Duration::from_secs(1);
+    let store = PostgresStore::new(&connection(server, "frozen"))
+        .unwrap()
+        .timeouts(timeout, timeout);
+    let runtime = children::runtime();
+    runtime.block_on(store.list(Status::Pending)).unwrap();
+    server.signal("STOP");
+    let started = Instant::now();
+    let answer = runtime.block_on(async {
+        tokio::time::timeout(Duration::from_secs(120), store.list(Status::Pending)).await
+    });
+    let took = started.elapsed();
+    server.signal("CONT");
+    let error = answer
+        .expect("unanswered after 120 s")
+        .expect_err("listed while the server is frozen");
+    assert!(error.to_string().contains("within 1s"), "{error}");
+    assert!(took < timeout * 10, "took {took:?}");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while runtime.block_on(store.list(Status::Pending)).is_err() {
+        assert!(Instant::now() < deadline, "the store did not recover");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// A connection string for `database` on the test server.

@@ -675,3 +675,18 @@ async fn session_metadata_is_recorded_and_replayed() {
     let report = replay::replay(&same, &forgetful).await.unwrap();
     assert_eq!(report.summary().newly_allowed, 1, "{report}");
 }
+
+/// The PostgreSQL sink's record before each call (`"decision": "started"`)
+/// is passed over: the call is replayed once, from its `allowed` or
+/// `denied` record.
+#[test]
+fn a_record_written_before_the_call_is_not_a_second_call() {
+    let text = [
+        r#"{"tool": "read_file", "args": {"path": "a"}, "decision": "started"}"#,
+        r#"{"tool": "read_file", "args": {"path": "a"}, "decision": "allowed"}"#,
+    ]
+    .join("\n");
+    let recording = replay::parse(&text);
+    assert!(recording.errors.is_empty(), "{:?}", recording.errors);
+    assert_eq!(recording.calls.len(), 1);
+}

@@ -59,8 +59,8 @@ impl ApprovalGate {
     }
 
     /// The gate over the PostgreSQL store `connection` names: connected,
-    /// migrated and its restart policy applied now (on a thread of its own),
-    /// then connected again lazily on the runtime that dispatches.
+    /// migrated and its restart policy applied now (from synchronous code,
+    /// inside a runtime or not); its connections outlive every runtime.
     #[cfg(feature = "postgres")]
     fn open_server(
         connection: &str,
@@ -70,17 +70,14 @@ impl ApprovalGate {
         use super::postgres::PostgresStore;
         use crate::postgres::block_on;
         let refused = |error: String| ConfigError::new("approval", error);
-        let store = PostgresStore::new(connection).map_err(|error| refused(error.to_string()))?;
+        let store = PostgresStore::new(connection)
+            .map_err(|error| refused(error.to_string()))?
+            .timeouts(config.connect_timeout, config.statement_timeout);
         let stale = stale_after(config);
-        // A store of the start-up runtime's own: its connection ends with it.
-        block_on(async move {
-            PostgresStore::connect(connection)
-                .await?
-                .expire_older_than(stale)
-                .await
-        })
-        .map_err(refused)?
-        .map_err(|error| refused(error.to_string()))?;
+        let starting = store.clone();
+        block_on(async move { starting.expire_older_than(stale).await })
+            .map_err(refused)?
+            .map_err(|error| refused(error.to_string()))?;
         Ok(Self::with_parts(Arc::new(store), policy, config))
     }
 

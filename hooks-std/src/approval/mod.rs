@@ -116,6 +116,15 @@ pub struct Approvals {
     /// the environment variable `NAME`, so secrets stay out of the file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub store: Option<String>,
+    /// With a PostgreSQL `store`: how long connecting may take (TCP, TLS,
+    /// authentication) before the gate denies.
+    #[serde(with = "crate::config::duration")]
+    pub connect_timeout: Duration,
+    /// With a PostgreSQL `store`: how long one statement may take before
+    /// it is an error and the gate denies (the server frozen, the network
+    /// dropping packets).
+    #[serde(with = "crate::config::duration")]
+    pub statement_timeout: Duration,
     /// How long a request waits for an answer before it expires and the call is denied.
     #[serde(with = "crate::config::duration")]
     pub timeout: Duration,
@@ -159,6 +168,8 @@ impl Default for Approvals {
             database: std::env::var_os("HOOKS_APPROVALS_DB")
                 .map_or_else(PathBuf::new, PathBuf::from),
             store: None,
+            connect_timeout: Duration::from_secs(5),
+            statement_timeout: Duration::from_secs(5),
             timeout: Approval::DEFAULT_TIMEOUT,
             poll_interval: Duration::from_millis(250),
             busy_timeout: Duration::from_secs(5),

@@ -5,16 +5,16 @@
 //! claimed by one `UPDATE ... WHERE consumed_at IS NULL`, so two replicas
 //! can never both run the call it covers.
 
-use std::future::{Future, poll_fn};
+use std::future::Future;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use hooks_core::BoxFuture;
 use tokio::sync::{Mutex, broadcast};
 use tokio::task::AbortHandle;
-use tokio_postgres::{AsyncMessage, Client, NoTls, Row};
+use tokio_postgres::Row;
 
-use crate::postgres::{Server, failure};
+use crate::postgres::{Connected, Server, failure, spawn_on_driver};
 
 use super::store::{
     self, Answering, ApprovalStore, Grant, NewRequest, Request, Scope, Status, StoreError,
@@ -77,8 +77,11 @@ const COLUMNS: &str = "id, session, agent, user_id, tool, args, prompt, status, 
 /// that connects to the same database, and [`answered`](ApprovalStore::answered)
 /// resolves when a request is answered, from any connection.
 ///
-/// Cheap to clone. Connects lazily on the runtime it is used on, and again
-/// after the connection is lost.
+/// Cheap to clone. Connects lazily, and again after the connection is lost.
+/// Its connections are driven on a thread of their own, so the store works
+/// from any runtime and outlives each. Connecting and each statement are
+/// bounded ([`timeouts`](Self::timeouts), 5 s each by default): a server that
+/// does not answer is an error, and the approval gate denies (fail-closed).
 ///
 /// The `hooks-approve` operations are its trait methods:
 /// [`list`](ApprovalStore::list)`(Status::Pending)`, [`get`](ApprovalStore::get),
@@ -90,7 +93,7 @@ pub struct PostgresStore {
 
 struct Inner {
     server: Server,
-    client: Mutex<Option<Arc<Client>>>,
+    client: Mutex<Option<Arc<Connected>>>,
     /// Answered request ids; `None` after (re)listening: every waiter re-checks.
     answers: broadcast::Sender<Option<i64>>,
     listener: OnceLock<AbortHandle>,
@@ -126,6 +129,24 @@ impl PostgresStore {
         Ok(store)
     }
 
+    /// Sets how long connecting may take (TCP, TLS, authentication) and how
+    /// long each statement may take before it is an error. Before the store
+    /// is first used; a clone made earlier keeps the old ones.
+    #[must_use]
+    pub fn timeouts(self, connect: Duration, statement: Duration) -> Self {
+        let mut server = self.inner.server.clone();
+        server.connect_timeout(connect);
+        server.statement_timeout(statement);
+        PostgresStore {
+            inner: Arc::new(Inner {
+                server,
+                client: Mutex::new(None),
+                answers: broadcast::channel(1024).0,
+                listener: OnceLock::new(),
+            }),
+        }
+    }
+
     /// The server, user and database, for messages (never the password).
     pub fn server(&self) -> &str {
         self.inner.server.shown()
@@ -135,7 +156,7 @@ impl PostgresStore {
         store::failed(self.server(), error)
     }
 
-    async fn client(&self) -> Result<Arc<Client>, StoreError> {
+    async fn client(&self) -> Result<Arc<Connected>, StoreError> {
         let mut client = self.inner.client.lock().await;
         if let Some(open) = client.as_ref().filter(|open| !open.is_closed()) {
             return Ok(Arc::clone(open));
@@ -154,29 +175,32 @@ impl PostgresStore {
     fn run<'a, T, F, Fut>(&'a self, operation: F) -> BoxFuture<'a, Result<T, StoreError>>
     where
         T: Send + 'a,
-        F: FnOnce(Arc<Client>) -> Fut + Send + 'a,
+        F: FnOnce(Arc<Connected>) -> Fut + Send + 'a,
         Fut: Future<Output = Result<T, tokio_postgres::Error>> + Send + 'a,
     {
         Box::pin(async move {
             let client = self.client().await?;
-            operation(client)
-                .await
-                .map_err(|error| self.fail(failure(&error)))
+            let result = self.inner.server.within(operation(client)).await;
+            if result.is_err() {
+                // A connection whose statement timed out may be stuck: the
+                // next operation connects anew.
+                self.inner.client.lock().await.take();
+            }
+            result.map_err(|error| self.fail(error))
         })
     }
 
-    /// Starts the task that listens for answers, once, on the current runtime.
+    /// Starts the task that listens for answers, once, on the connections' runtime.
     fn listen(&self) -> bool {
         if self.inner.listener.get().is_some() {
             return true;
         }
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return false;
-        };
-        let task = runtime.spawn(listen(
+        let Ok(task) = spawn_on_driver(listen(
             self.inner.server.clone(),
             self.inner.answers.clone(),
-        ));
+        )) else {
+            return false;
+        };
         if let Err(handle) = self.inner.listener.set(task.abort_handle()) {
             // Another waiter started one first.
             handle.abort();
@@ -191,42 +215,55 @@ impl PostgresStore {
 async fn listen(server: Server, answers: broadcast::Sender<Option<i64>>) {
     let mut pause = Duration::from_millis(50);
     loop {
-        match server.config.connect(NoTls).await {
-            Ok((client, mut connection)) => {
-                let told = answers.clone();
-                let driven = tokio::spawn(async move {
-                    while let Some(message) = poll_fn(|cx| connection.poll_message(cx)).await {
-                        match message {
-                            Ok(AsyncMessage::Notification(note)) if note.channel() == CHANNEL => {
-                                let _ = told.send(note.payload().parse().ok());
-                            }
-                            Ok(_) => {}
-                            Err(error) => return failure(&error),
-                        }
-                    }
-                    "the server closed the connection".to_owned()
-                });
-                match client.batch_execute(&format!("LISTEN {CHANNEL}")).await {
+        let told = answers.clone();
+        let notified: crate::postgres::OnNotification = Arc::new(move |note| {
+            if note.channel() == CHANNEL {
+                let _ = told.send(note.payload().parse().ok());
+            }
+        });
+        match server.connect_notified(Some(notified)).await {
+            Ok(mut connected) => {
+                match server
+                    .within(connected.batch_execute(&format!("LISTEN {CHANNEL}")))
+                    .await
+                {
                     Ok(()) => {
                         pause = Duration::from_millis(50);
                         let _ = answers.send(None);
-                        let lost = driven.await.unwrap_or_else(|error| error.to_string());
+                        let lost = alive(&server, &mut connected).await;
                         tracing::warn!(target: "hooks_std::approval", server = %server.shown(), error = %lost, "stopped listening for answers; reconnecting");
                     }
                     Err(error) => {
-                        driven.abort();
-                        tracing::warn!(target: "hooks_std::approval", server = %server.shown(), error = %failure(&error), "cannot listen for answers; retrying");
+                        tracing::warn!(target: "hooks_std::approval", server = %server.shown(), %error, "cannot listen for answers; retrying");
                     }
                 }
             }
             Err(error) => {
-                tracing::warn!(target: "hooks_std::approval", server = %server.shown(), error = %failure(&error), "cannot connect to listen for answers; retrying");
+                tracing::warn!(target: "hooks_std::approval", server = %server.shown(), %error, "cannot connect to listen for answers; retrying");
             }
         }
         // Waiters re-check now and then while nobody listens.
         let _ = answers.send(None);
         tokio::time::sleep(pause).await;
         pause = (pause * 2).min(Duration::from_secs(5));
+    }
+}
+
+/// How often an idle listening connection is checked: a connection whose
+/// path died silently (a firewall or NAT forgot it) would never deliver
+/// another notification, nor end.
+const PING: Duration = Duration::from_secs(10);
+
+/// Waits for the listening connection to end, or to fail a check (a query
+/// not answered within the statement timeout); says why.
+async fn alive(server: &Server, connected: &mut Connected) -> String {
+    loop {
+        if let Ok(lost) = tokio::time::timeout(PING, connected.ended()).await {
+            return lost;
+        }
+        if let Err(error) = server.within(connected.batch_execute("SELECT 1")).await {
+            return error;
+        }
     }
 }
 

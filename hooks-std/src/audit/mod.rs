@@ -28,7 +28,10 @@
 //! `PreToolUse` chain, refuses calls while the audit log cannot be written —
 //! unless [`OnFailure::Continue`] says to go on with an error event instead.
 //! A record of a call that already ran cannot stop that call: a failed write
-//! is an error event, and the gate closes for the calls after it.
+//! is an error event, and the gate closes for the calls after it. With a
+//! sink that [records before each call](Sink::records_before_call) (the
+//! PostgreSQL sink), the gate writes the call's `started` record and lets
+//! the call run only once it is written: no call runs without its record.
 //!
 //! ```no_run
 //! use hooks_core::Hooks;
@@ -62,7 +65,7 @@ use hooks_core::prelude::*;
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "postgres")]
-pub use postgres::PostgresSink;
+pub use postgres::{PostgresSink, PostgresSinkBuilder};
 pub use record::{AuditRecord, Decision as RecordedDecision};
 pub use sink::{Durability, JsonLinesFile, Sink, TracingSink};
 
@@ -84,6 +87,17 @@ pub struct Audit {
     /// environment variable `NAME`, so secrets stay out of the file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sink: Option<String>,
+    /// With a `sink`: how long a record may take to be committed before it
+    /// fails and the gate refuses its call (the server frozen, the network
+    /// dropping packets).
+    #[serde(with = "crate::config::duration")]
+    pub timeout: std::time::Duration,
+    /// With a `sink`: how long connecting may take (TCP, TLS, authentication).
+    #[serde(with = "crate::config::duration")]
+    pub connect_timeout: std::time::Duration,
+    /// With a `sink`: how many records may wait for the server; past it a
+    /// record is refused at once (and its call denied) rather than queued.
+    pub queue: usize,
     /// How durable each record is before the call goes on.
     pub durability: Durability,
     /// What happens to calls while the audit log cannot be written.
@@ -99,6 +113,9 @@ impl Default for Audit {
         Audit {
             path: std::env::var_os("HOOKS_AUDIT_LOG").map_or_else(PathBuf::new, PathBuf::from),
             sink: None,
+            timeout: std::time::Duration::from_secs(5),
+            connect_timeout: std::time::Duration::from_secs(5),
+            queue: 10_000,
             durability: Durability::default(),
             on_failure: OnFailure::default(),
             redact_keys: DEFAULT_KEYS.map(str::to_owned).to_vec(),
@@ -142,7 +159,7 @@ impl Auditor {
     /// unwritable path or an unreachable server is refused.
     pub fn from_config(config: Audit) -> Result<Self, ConfigError> {
         if let Some(server) = &config.sink {
-            return Ok(Auditor::new(Self::server_sink(server)?)
+            return Ok(Auditor::new(Self::server_sink(server, &config)?)
                 .on_failure(config.on_failure)
                 .redactor(Redactor::new(&config.redact_keys, config.redact_prefixes)));
         }
@@ -166,18 +183,62 @@ impl Auditor {
             .redactor(Redactor::new(&config.redact_keys, config.redact_prefixes)))
     }
 
+    /// What the `audit::gate` hook decides. With a sink that [records
+    /// before each call](Sink::records_before_call): writes the call's
+    /// `started` record, and refuses the call if it cannot be written (or
+    /// goes on with an error event, under [`OnFailure::Continue`]); each call
+    /// is its own test of the log, so earlier failures do not matter. With
+    /// any other sink: [`gate`](Self::gate).
+    pub fn admit(&self, ctx: &PreToolUse) -> Deferred<'_, Decision> {
+        self.admit_also(ctx, &self.redactor)
+    }
+
+    fn admit_also(&self, ctx: &PreToolUse, also: &Redactor) -> Deferred<'_, Decision> {
+        // Each call's own record is the test of whether the log can be
+        // written: no need to refuse on an earlier failure.
+        if !self.sink.records_before_call() {
+            return Deferred::Ready(self.gate(ctx));
+        }
+        let record = self.again(AuditRecord::started(ctx, &self.redactor), also);
+        match self.sink.write(&record) {
+            Deferred::Ready(result) => Deferred::Ready(self.admitted(&record, result)),
+            Deferred::Later(pending) => Deferred::Later(Box::pin(async move {
+                let result = pending.await;
+                self.admitted(&record, result)
+            })),
+        }
+    }
+
+    /// The gate's decision once the call's `started` record was written or not.
+    fn admitted(&self, record: &AuditRecord, result: std::io::Result<()>) -> Decision {
+        let failed = result.as_ref().err().map(ToString::to_string);
+        self.settle(record, result);
+        match (failed, self.on_failure) {
+            (Some(error), OnFailure::Deny) => Decision::deny(format!(
+                "the call's audit record could not be written before it runs ({error}), \
+                 and no tool call runs unrecorded"
+            )),
+            _ => Decision::Continue,
+        }
+    }
+
     #[cfg(feature = "postgres")]
-    fn server_sink(connection: &str) -> Result<PostgresSink, ConfigError> {
-        PostgresSink::open(connection).map_err(|error| {
-            ConfigError::new(
-                "audit-log",
-                format!("cannot write audit records to PostgreSQL: {error}"),
-            )
-        })
+    fn server_sink(connection: &str, config: &Audit) -> Result<PostgresSink, ConfigError> {
+        PostgresSink::builder(connection)
+            .timeout(config.timeout)
+            .connect_timeout(config.connect_timeout)
+            .queue(config.queue)
+            .open()
+            .map_err(|error| {
+                ConfigError::new(
+                    "audit-log",
+                    format!("cannot write audit records to PostgreSQL: {error}"),
+                )
+            })
     }
 
     #[cfg(not(feature = "postgres"))]
-    fn server_sink(_: &str) -> Result<TracingSink, ConfigError> {
+    fn server_sink(_: &str, _: &Audit) -> Result<TracingSink, ConfigError> {
         Err(ConfigError::new(
             "audit-log",
             "`sink` names a PostgreSQL server, and this program is built without hooks-std's `postgres` feature",
@@ -231,6 +292,14 @@ impl Auditor {
     // dispatcher's (its known secrets, its rules), once when they are one.
 
     fn record_denied_also(&self, ctx: &PreToolUse, also: &Redactor) -> Deferred<'_, ()> {
+        // Refused because its own record could not be written a moment ago:
+        // a record of the refusal would wait for the same server as long
+        // again before the agent gets its answer.
+        if self.sink.records_before_call()
+            && ctx.denial().is_some_and(|denial| *denial.hook() == *GATE)
+        {
+            return Deferred::Ready(());
+        }
         match AuditRecord::denied(ctx, &self.redactor) {
             Some(record) => self.write(self.again(record, also)),
             None => Deferred::Ready(()),
@@ -285,13 +354,17 @@ impl Auditor {
     }
 }
 
+/// The gate's name, as denials carry it.
+const GATE: &str = "hooks_std::audit::gate";
+
 // The audit hooks run only in a dispatcher given an `Auditor`.
 hooks_core::opt_in!(Auditor);
 
-/// Refuses calls while the audit log cannot be written (fail-closed).
+/// Refuses calls while the audit log cannot be written (fail-closed); with a
+/// sink that records before each call, writes the call's record first.
 #[pre_tool_use(group = "hooks_std", priority = i32::MAX)]
-fn gate(ctx: &PreToolUse, auditor: &Auditor) -> Decision {
-    auditor.gate(ctx)
+fn gate<'s>(ctx: &PreToolUse, auditor: &'s Auditor, redactor: &Redactor) -> Deferred<'s, Decision> {
+    auditor.admit_also(ctx, redactor)
 }
 
 /// Records calls a hook denied.

@@ -39,7 +39,7 @@ pub struct AuditRecord {
     pub call_id: Option<String>,
     /// Its final arguments, secrets redacted.
     pub args: Value,
-    /// `allowed` (the tool ran) or `denied`.
+    /// `allowed` (the tool ran), `denied`, or `started` (about to run).
     pub decision: Decision,
     /// The hook that denied.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -81,6 +81,10 @@ pub enum Decision {
     Allowed,
     /// A hook refused the call; the tool did not run.
     Denied,
+    /// The call passed every hook and is about to run: written before it
+    /// runs by sinks that ask for it ([`Sink::records_before_call`](super::Sink::records_before_call)),
+    /// and followed by the call's `allowed` record once it ran.
+    Started,
 }
 
 impl AuditRecord {
@@ -104,6 +108,24 @@ impl AuditRecord {
                 redactor,
             )
         })
+    }
+
+    /// The record of a call about to run: its final arguments, what the
+    /// pre-hooks did to it, and the approvals it got.
+    pub fn started(ctx: &PreToolUse, redactor: &Redactor) -> Self {
+        AuditRecord {
+            decision: Decision::Started,
+            rewrites: ctx.rewrites().to_vec(),
+            approvals: redacted_approvals(ctx.approvals(), redactor),
+            notes: redacted_notes(&ctx.notes(), redactor),
+            ..Self::base(
+                ctx.session(),
+                ctx.tool(),
+                ctx.call_id(),
+                ctx.args(),
+                redactor,
+            )
+        }
     }
 
     /// The record of a call whose tool failed (returned an error or panicked).

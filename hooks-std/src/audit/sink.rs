@@ -18,11 +18,23 @@ use super::AuditRecord;
 pub trait Sink: Send + Sync + 'static {
     /// Writes one record, durably as the sink promises, or says why not.
     fn write<'a>(&'a self, record: &AuditRecord) -> Deferred<'a, io::Result<()>>;
+
+    /// Whether the audit gate records each call before it runs (a `started`
+    /// record), and lets it run only once that record is written. A sink
+    /// that can lose its server between a call's start and its end says
+    /// yes, so no call runs without a record. No by default.
+    fn records_before_call(&self) -> bool {
+        false
+    }
 }
 
 impl<S: Sink> Sink for std::sync::Arc<S> {
     fn write<'a>(&'a self, record: &AuditRecord) -> Deferred<'a, io::Result<()>> {
         (**self).write(record)
+    }
+
+    fn records_before_call(&self) -> bool {
+        (**self).records_before_call()
     }
 }
 

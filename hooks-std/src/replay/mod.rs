@@ -8,7 +8,8 @@
 //! - the audit log (`audit-log` feature): allowed and denied calls, with who denied them;
 //! - simple lines: `{"tool" | "tool_name": .., "args" | "tool_input": ..}`, with
 //!   optional `session` | `session_id`, `agent`, `user`, `metadata`, `call_id` |
-//!   `tool_use_id` and `decision` (`"allowed"` or `"denied"`; none means it ran);
+//!   `tool_use_id` and `decision` (`"allowed"` or `"denied"`; none means it
+//!   ran; `"started"`, a record written before the call ran, is passed over);
 //! - Claude Code transcripts: every `tool_use` block of an `assistant` line
 //!   is a call that ran; user messages, tool results and summaries hold no
 //!   call and are passed over.

@@ -115,6 +115,11 @@ impl Recording {
             }
             Err(error) => return Err(format!("not JSON ({error})")),
         };
+        // A record written before its call ran (the PostgreSQL audit sink's):
+        // the call is replayed from the `allowed` or `denied` record after it.
+        if fields.get("decision").and_then(Value::as_str) == Some("started") {
+            return Ok(());
+        }
         let kind = fields.get("type").and_then(Value::as_str);
         if kind == Some("assistant") && fields.contains_key("message") {
             transcript::assistant(number, &fields, &mut self.calls, &mut self.errors);

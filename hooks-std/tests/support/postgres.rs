@@ -36,6 +36,24 @@ pub(crate) const USER: &str = "postgres";
 pub(crate) struct Postgres {
     dir: PathBuf,
     server: Child,
+    /// How it was started, to start it again on the same data.
+    command: Vec<std::ffi::OsString>,
+    /// The TCP port on 127.0.0.1, when it listens there.
+    port: Option<u16>,
+}
+
+/// How a test server is set up beyond the defaults.
+#[derive(Default)]
+pub(crate) struct Setup {
+    /// Listen on 127.0.0.1 at a free port too (see [`Postgres::port`]).
+    pub(crate) tcp: bool,
+    /// `ssl = on` with this certificate chain and key (PEM).
+    pub(crate) tls: Option<(String, String)>,
+    /// The whole of `pg_hba.conf`, instead of `initdb`'s (`trust` for all).
+    pub(crate) hba: Option<String>,
+    /// `fsync = on`: a synchronous commit waits for the disk (for
+    /// measurements; the server's `synchronous_commit` stays `off`).
+    pub(crate) durable: bool,
 }
 
 /// A connection, with a count of the notifications it has received (`NOTIFY`).
@@ -53,6 +71,11 @@ impl Connection {
 impl Postgres {
     /// Initializes a cluster in a new temporary directory and starts a server on it.
     pub(crate) fn start() -> Postgres {
+        Self::start_with(&Setup::default())
+    }
+
+    /// [`start`](Self::start), listening on TCP or with TLS as `setup` says.
+    pub(crate) fn start_with(setup: &Setup) -> Postgres {
         let bin = binaries();
         let owner = Owner::find();
         let dir = std::env::temp_dir().join(format!(
@@ -90,40 +113,119 @@ impl Postgres {
             debian::describe(&init)
         );
 
-        let log = fs::File::create(dir.join("server.log")).expect("create the server log");
-        owner.give(&dir.join("server.log"));
-        let server = owner
-            .command(&bin.join("postgres"))
-            .arg("-D")
-            .arg(&data)
-            .arg("-k")
-            .arg(&dir)
-            .args([
-                "-c",
-                "listen_addresses=",
-                "-c",
-                "fsync=off",
-                "-c",
-                "full_page_writes=off",
-                "-c",
-                "synchronous_commit=off",
-                // Nothing changes the catalogs behind a test's back.
-                "-c",
-                "autovacuum=off",
-                "-c",
-                "max_connections=40",
-                "-c",
-                "shared_buffers=16MB",
-            ])
-            .stdin(Stdio::null())
-            .stdout(log.try_clone().expect("log"))
-            .stderr(log)
-            .process_group(0)
-            .spawn()
-            .expect("start postgres");
-        let mut postgres = Postgres { dir, server };
+        if let Some(hba) = &setup.hba {
+            fs::write(data.join("pg_hba.conf"), hba).expect("write pg_hba.conf");
+        }
+        let mut settings: Vec<String> = [
+            "listen_addresses=",
+            if setup.durable {
+                "fsync=on"
+            } else {
+                "fsync=off"
+            },
+            "full_page_writes=off",
+            // The sinks must commit synchronously whatever the server's default.
+            "synchronous_commit=off",
+            // Nothing changes the catalogs behind a test's back.
+            "autovacuum=off",
+            "max_connections=40",
+            "shared_buffers=16MB",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        let port = setup.tcp.then(free_port);
+        if let Some(port) = port {
+            settings.push("listen_addresses=127.0.0.1".to_owned());
+            settings.push(format!("port={port}"));
+        }
+        if let Some((chain, key)) = &setup.tls {
+            let private = |name: &str, contents: &str| {
+                let path = dir.join(name);
+                fs::write(&path, contents).expect("write a TLS file");
+                fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).expect("chmod");
+                owner.give(&path);
+                path
+            };
+            let chain = private("server.crt", chain);
+            let key = private("server.key", key);
+            settings.push("ssl=on".to_owned());
+            settings.push(format!("ssl_cert_file={}", chain.display()));
+            settings.push(format!("ssl_key_file={}", key.display()));
+        }
+        let mut command: Vec<std::ffi::OsString> = vec![
+            bin.join("postgres").into(),
+            "-D".into(),
+            data.into(),
+            "-k".into(),
+            dir.clone().into(),
+        ];
+        for setting in settings {
+            command.push("-c".into());
+            command.push(setting.into());
+        }
+        let server = spawn(&owner, &dir, &command);
+        let mut postgres = Postgres {
+            dir,
+            server,
+            command,
+            port,
+        };
         postgres.wait_until_ready(&bin);
         postgres
+    }
+
+    /// The port on 127.0.0.1, for a server started with [`Setup::tcp`].
+    pub(crate) fn port(&self) -> u16 {
+        self.port.expect("the server was started with `tcp`")
+    }
+
+    /// Sends `signal` (`KILL`, `STOP`, `CONT`, ...) to the server and every
+    /// backend: a crash, a freeze, a thaw.
+    pub(crate) fn signal(&self, signal: &str) {
+        // The server leads its own process group (with `runuser`), but each
+        // backend starts a session of its own: signal every descendant,
+        // parents first, so a stopped server forks no new backend unsignalled.
+        for pid in descendants(self.server.id()) {
+            let _ = Command::new("kill")
+                .args(["-s", signal, "--", &pid.to_string()])
+                .stderr(Stdio::null())
+                .status();
+        }
+    }
+
+    /// Kills the server with SIGKILL (every backend with it) and waits for it to be gone.
+    pub(crate) fn crash(&mut self) {
+        let lock = self.dir.join("data/postmaster.pid");
+        let postmaster = fs::read_to_string(&lock)
+            .ok()
+            .and_then(|text| text.lines().next()?.trim().parse::<u32>().ok());
+        self.signal("KILL");
+        let _ = self.server.wait();
+        // Dead, or a zombie nobody reaps (a container's init may not): its
+        // lock files would stop the restart, as after a real crash.
+        if let Some(pid) = postmaster {
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|stat| !stat.contains(") Z "))
+            {
+                assert!(Instant::now() < deadline, "postgres survived SIGKILL");
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        let _ = fs::remove_file(lock);
+        // So are its socket's lock file and the socket.
+        for entry in fs::read_dir(&self.dir).into_iter().flatten().flatten() {
+            if entry.file_name().to_string_lossy().starts_with(".s.PGSQL.") {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
+
+    /// Starts the server again on the same data (after [`crash`](Self::crash)),
+    /// recovering from its write-ahead log.
+    pub(crate) fn restart(&mut self) {
+        self.server = spawn(&Owner::find(), &self.dir, &self.command);
+        self.wait_until_ready(&binaries());
     }
 
     /// The directory holding the socket (a connection's `host`).
@@ -143,6 +245,7 @@ impl Postgres {
     ) -> Result<Connection, tokio_postgres::Error> {
         let (client, mut connection) = tokio_postgres::Config::new()
             .host_path(&self.dir)
+            .port(self.port.unwrap_or(5432))
             .user(USER)
             .dbname(database)
             .connect(NoTls)
@@ -175,6 +278,7 @@ impl Postgres {
             let ready = Command::new(bin.join("pg_isready"))
                 .arg("-h")
                 .arg(&self.dir)
+                .args(["-p", &self.port.unwrap_or(5432).to_string()])
                 .args(["-U", USER, "-q"])
                 .status()
                 .is_ok_and(|status| status.success());
@@ -193,19 +297,76 @@ impl Postgres {
     fn log(&self) -> String {
         fs::read_to_string(self.dir.join("server.log")).unwrap_or_default()
     }
+}
 
-    fn signal(&self, signal: &str) {
-        // The server leads its own process group: `runuser` and every backend are in it.
-        let _ = Command::new("kill")
-            .args(["-s", signal, "--", &format!("-{}", self.server.id())])
-            .stderr(Stdio::null())
-            .status();
+/// Starts `command` (the server) in a process group of its own, logging to
+/// `dir/server.log`.
+fn spawn(owner: &Owner, dir: &Path, command: &[std::ffi::OsString]) -> Child {
+    let log = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("server.log"))
+        .expect("open the server log");
+    owner.give(&dir.join("server.log"));
+    owner
+        .command(Path::new(&command[0]))
+        .args(&command[1..])
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().expect("log"))
+        .stderr(log)
+        .process_group(0)
+        .spawn()
+        .expect("start postgres")
+}
+
+/// `root` and every process under it, parents before children.
+fn descendants(root: u32) -> Vec<u32> {
+    let parents: Vec<(u32, u32)> = fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let stat = fs::read_to_string(entry.path().join("stat")).ok()?;
+            // `pid (name) state ppid ...`: the name may hold spaces.
+            let parent = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
+            Some((pid, parent))
+        })
+        .collect();
+    let mut found = vec![root];
+    let mut next = 0;
+    while next < found.len() {
+        let parent = found[next];
+        found.extend(
+            parents
+                .iter()
+                .filter(|(_, ppid)| *ppid == parent)
+                .map(|(pid, _)| *pid),
+        );
+        next += 1;
     }
+    found
+}
+
+/// A port nothing listens on now.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("find a free port")
+        .port()
 }
 
 impl Drop for Postgres {
     fn drop(&mut self) {
-        // Fast shutdown: open sessions are ended, nothing is waited for.
+        // Thawed if a test froze it; then a fast shutdown: open sessions
+        // are ended, nothing is waited for.
+        self.signal("CONT");
         self.signal("INT");
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {

@@ -6,13 +6,15 @@ use rustls::pki_types::pem::PemObject as _;
 
 use super::{STORE, StoreError};
 
-/// Makes ring rustls's process-wide provider unless one is set: with two
-/// providers compiled in (another crate may bring aws-lc-rs), rustls could
-/// not choose, and the redis client builds its TLS settings with the default.
+/// Makes aws-lc-rs rustls's process-wide provider unless one is set: with
+/// two providers compiled in (another crate may bring ring), rustls could not
+/// choose, and the redis client builds its TLS settings with the default.
+/// aws-lc-rs is the provider the PostgreSQL stores and reqwest use, so the
+/// default installed is the one the process already runs.
 pub(super) fn provider() {
     if rustls::crypto::CryptoProvider::get_default().is_none() {
         // Losing a race to another thread's install is fine: one is set.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     }
 }
 
