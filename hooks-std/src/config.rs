@@ -62,9 +62,9 @@ pub(crate) fn matchers(
         .collect()
 }
 
-/// Durations written as `"30s"`, `"1m"`, `"1h 30m"` (the rate limit's and
-/// the approval gate's settings).
-#[cfg(any(feature = "rate-limit", feature = "approval"))]
+/// Durations written as `"30s"`, `"1m"`, `"1h 30m"` (the settings of the
+/// rate limit, the approval gate and the audit sink).
+#[cfg(any(feature = "rate-limit", feature = "approval", feature = "audit-log"))]
 pub(crate) mod duration {
     use std::time::Duration;
 
