@@ -33,6 +33,16 @@ pub fn http_service(
     )
 }
 
+/// The browser origins [`HttpServer`] answers: pages served from this machine.
+const LOCAL_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "https://localhost:*",
+    "http://127.0.0.1:*",
+    "https://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://[::1]:*",
+];
+
 /// A gateway bound to a TCP address, ready to serve Streamable HTTP at
 /// [`MCP_PATH`].
 ///
@@ -56,10 +66,16 @@ impl HttpServer {
     /// Requests must name the server by a loopback name (`localhost`,
     /// `127.0.0.1`, `::1`) or the address it is bound to in their `Host`
     /// header: a web page cannot reach it through a DNS name rebound to it.
+    /// A request with an `Origin` header (one a browser sent) must come from
+    /// a page on this machine (`http://localhost`, `http://127.0.0.1`,
+    /// `http://[::1]`, any port) or it is refused with 403, as the MCP spec
+    /// asks; clients that are not browsers send none and are not affected.
     pub async fn bind(gateway: Gateway, address: SocketAddr) -> io::Result<Self> {
         let listener = TcpListener::bind(address).await?;
         let address = listener.local_addr()?;
-        let mut config = StreamableHttpServerConfig::default();
+        let mut config = StreamableHttpServerConfig::default()
+            .with_allowed_origins(LOCAL_ORIGINS)
+            .enforce_origin_validation();
         let ip = address.ip();
         if !ip.is_loopback() && !ip.is_unspecified() {
             config.allowed_hosts.push(ip.to_string());

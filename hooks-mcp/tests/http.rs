@@ -433,3 +433,36 @@ fn the_binary_reaches_upstreams_declared_by_url_and_refuses_to_start_when_one_is
         "expected a line starting\n{expected}\nin\n{stderr}"
     );
 }
+
+/// The MCP spec's DNS-rebinding defence: a browser page of another origin
+/// cannot talk to the gateway; clients that send no `Origin` (every non-browser
+/// MCP client) and pages on this machine can.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_from_a_foreign_web_origin_is_refused() {
+    let (_gateway, url) = gateway_over_http("", &server_command("mcp-server-time"));
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "origin-test", "version": "1"},
+        },
+    });
+    let client = reqwest::Client::new();
+    let status = async |origin: Option<&str>| {
+        let mut request = client
+            .post(&url)
+            .header("Accept", "application/json, text/event-stream")
+            .header("Content-Type", "application/json")
+            .body(initialize.to_string());
+        if let Some(origin) = origin {
+            request = request.header("Origin", origin);
+        }
+        request.send().await.unwrap().status().as_u16()
+    };
+    assert_eq!(status(Some("https://evil.example")).await, 403);
+    assert_eq!(status(Some("http://attacker.test:8080")).await, 403);
+    assert_eq!(status(None).await, 200);
+    assert_eq!(status(Some("http://localhost:6274")).await, 200);
+    assert_eq!(status(Some("http://127.0.0.1:3000")).await, 200);
+}
