@@ -124,6 +124,8 @@ pub struct Reply {
     pub end_session: Option<String>,
     /// Keep the hook's stdout out of logs and transcripts (`suppressOutput`).
     pub suppress_output: bool,
+    /// Tools to hide from the model, on `PreModelRequest` (`hiddenTools`).
+    pub hidden_tools: Vec<String>,
 }
 
 /// The JSON a hook may print (exit 0) or return (HTTP 2xx). Unknown fields are ignored.
@@ -149,6 +151,8 @@ struct Specific {
     updated_input: Option<Value>,
     updated_tool_output: Option<Value>,
     additional_context: Option<String>,
+    #[serde(default)]
+    hidden_tools: Vec<String>,
 }
 
 /// Reads a successful hook's output. Empty means "no objection"; text that
@@ -235,6 +239,7 @@ pub(crate) fn parse_output(text: &str) -> Result<Reply, HookError> {
         reply.updated_input = specific.updated_input;
         reply.updated_output = specific.updated_tool_output;
         reply.context = specific.additional_context;
+        reply.hidden_tools = specific.hidden_tools;
     }
     Ok(reply)
 }
@@ -494,6 +499,9 @@ impl ProtocolEvent for PreModelRequest {
 
     fn apply(&mut self, mut reply: Reply) -> Verdict {
         tell_and_inject!(self, reply);
+        // Hiding only: a name that was not offered adds nothing.
+        let hidden: Vec<&str> = reply.hidden_tools.iter().map(String::as_str).collect();
+        self.exclude_tools(&hidden);
         // Passed on even where the event cannot block: the dispatcher logs
         // the block (or ask) and goes on, so the script's answer is not lost.
         Ok(decide(reply))

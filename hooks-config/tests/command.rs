@@ -731,3 +731,25 @@ async fn command_hooks_run_at_most_the_cap_at_once_and_every_call_is_answered() 
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_file(&log);
 }
+
+/// A config-file hook hides tools from the model (`pre_model_request`,
+/// `hiddenTools`): what MCP's `tools/list` and a call by name go by. It can
+/// only hide: a name it gives that was not offered adds nothing.
+#[tokio::test]
+async fn a_model_request_hook_hides_tools() {
+    let answer = r#"{"hookSpecificOutput": {"hookEventName": "PreModelRequest", "hiddenTools": ["git_commit", "not_offered"]}}"#;
+    let hooks = hooks_from(&format!(
+        "[[hooks]]\nevent = \"pre_model_request\"\nname = \"hide_writes\"\ncommand = [\"printf\", \"%s\", {}]\n",
+        serde_json::to_string(answer).unwrap()
+    ));
+    let mut request = PreModelRequest::new(
+        &Session::new("s"),
+        ["git_status", "git_commit", "git_log"],
+        json!({}),
+    );
+    assert!(hooks.dispatch(&mut request).await.is_continue());
+    assert_eq!(
+        request.tools().collect::<Vec<_>>(),
+        ["git_status", "git_log"]
+    );
+}
