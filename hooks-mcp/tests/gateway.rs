@@ -401,3 +401,29 @@ command = ["sh", "-c", "cat > /dev/null; echo '{\"hookSpecificOutput\": {\"addit
     );
     assert_eq!(content[1]["text"], "Quote times to the minute.");
 }
+
+#[test]
+fn a_config_file_hook_hides_a_tool_from_the_list_and_from_calls_by_name() {
+    let hidden = r#"{"hookSpecificOutput": {"hookEventName": "PreModelRequest", "hiddenTools": ["get_current_time"]}}"#;
+    let config = format!(
+        "[[hooks]]\nevent = \"pre_model_request\"\nname = \"hide_clock\"\ncommand = [\"printf\", \"%s\", {}]\n",
+        serde_json::to_string(hidden).unwrap()
+    );
+    let transcript = drive(&json!({
+        "server": gateway(&config, &server_command("mcp-server-time")),
+        "steps": [
+            { "list_tools": true },
+            { "call": "get_current_time", "arguments": { "timezone": "UTC" } },
+        ],
+    }));
+    let steps = transcript["steps"].as_array().unwrap();
+    let names: Vec<&str> = steps[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["convert_time"]);
+    let (failed, reason) = answer(&steps[1]);
+    assert!(failed && reason.contains("not offered"), "{reason}");
+}
