@@ -9,11 +9,9 @@ use std::time::Duration;
 
 use hooks_config::{Config, McpCaller};
 use hooks_core::{BoxFuture, Value};
-use rmcp::RoleClient;
-use rmcp::service::Peer;
 
 use crate::result;
-use crate::upstream::{Upstream, call_tool};
+use crate::upstream::{Link, Upstream, call_tool};
 
 /// Calls tools on connected [`Upstream`]s, for the `mcp_tool` hooks of a
 /// configuration ([`hooks_config::McpCaller`]): the server a hook names is
@@ -65,7 +63,7 @@ pub struct UpstreamCaller {
 
 /// One upstream's connection.
 struct Server {
-    peer: Peer<RoleClient>,
+    link: Arc<Link>,
     timeout: Duration,
 }
 
@@ -76,8 +74,8 @@ impl UpstreamCaller {
         let servers = upstreams
             .iter()
             .map(|upstream| {
-                let (name, peer, timeout) = upstream.handle();
-                (name, Server { peer, timeout })
+                let (name, link, timeout) = upstream.handle();
+                (name, Server { link, timeout })
             })
             .collect();
         UpstreamCaller {
@@ -127,8 +125,7 @@ impl McpCaller for UpstreamCaller {
                     "the arguments for `{tool}` are {arguments}, not a JSON object"
                 ));
             };
-            let answer =
-                call_tool(server, &upstream.peer, upstream.timeout, tool, arguments).await?;
+            let answer = call_tool(&upstream.link, upstream.timeout, tool, arguments).await?;
             if answer.is_error == Some(true) {
                 return Err(result::error_message(&answer));
             }

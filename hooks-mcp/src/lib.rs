@@ -71,7 +71,7 @@ pub use approval::ClientApprovals;
 pub use caller::UpstreamCaller;
 pub use gateway::{FILTER_HOOK, GROUP, Gateway, NAMESPACE_SEPARATOR, prepare, tool_facts};
 pub use http::{HttpServer, MCP_PATH, http_service, serve_http};
-pub use upstream::{DEFAULT_CALL_TIMEOUT, Upstream, UpstreamError};
+pub use upstream::{DEFAULT_CALL_TIMEOUT, MAX_MESSAGE_BYTES, Upstream, UpstreamError};
 
 use rmcp::ServiceExt;
 

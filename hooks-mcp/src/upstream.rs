@@ -2,28 +2,42 @@
 //! over stdio, or a running server over Streamable HTTP — with the tools it
 //! offered when the gateway started.
 
+mod line_limit;
+mod link;
+
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use rmcp::RoleClient;
 use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
-use rmcp::service::{ClientInitializeError, Peer, RunningService};
+use rmcp::service::{ClientInitializeError, Peer};
 use rmcp::transport::streamable_http_client::StreamableHttpError;
-use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{RoleClient, ServiceExt};
 
-use crate::forward::{Entered, Forwarder, InFlight};
+use crate::forward::{Entered, InFlight};
 use serde_json::{Map, Value};
-use tokio::process::Command;
+
+pub use line_limit::MAX_MESSAGE_BYTES;
+pub(crate) use link::Link;
+use link::{Recipe, Supervisor};
 
 /// How long a call may take upstream before the gateway answers with a tool
 /// error (the upstream keeps running; a later call may succeed).
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// A connected upstream server.
+///
+/// One started as a child process is started again when it exits, after a
+/// delay that doubles with each failed start (a quarter of a second up to
+/// 30 s); meanwhile its calls fail at once with a tool error saying it is
+/// down. A message from it over [`MAX_MESSAGE_BYTES`] is dropped, and the
+/// call it answered fails with an error giving its size.
 pub struct Upstream {
     name: String,
-    client: RunningService<RoleClient, Forwarder>,
+    /// Its current connection (replaced when it is started again).
+    link: Arc<Link>,
+    /// Keeps it up; ends it when the upstream is dropped.
+    _supervisor: Supervisor,
     /// The client sessions with a call in flight here: the upstream's own
     /// requests (elicitation, sampling) go to them.
     in_flight: Arc<InFlight>,
@@ -57,74 +71,48 @@ impl Upstream {
     /// is the gateway's: the gateway's own stdout carries only protocol
     /// messages.
     pub async fn spawn(name: impl Into<String>, command: &[String]) -> Result<Self, UpstreamError> {
-        let name = name.into();
-        let fail = |message: String| UpstreamError {
-            upstream: name.clone(),
-            message,
-        };
-        let (program, args) = command
-            .split_first()
-            .ok_or_else(|| fail("no command given".to_owned()))?;
-        let transport = TokioChildProcess::new(Command::new(program).configure(|cmd| {
-            cmd.args(args);
-        }))
-        .map_err(|error| fail(format!("cannot start `{program}`: {error}")))?;
-        let in_flight = Arc::new(InFlight::default());
-        let client = Forwarder(Arc::clone(&in_flight))
-            .serve(transport)
-            .await
-            .map_err(|error| {
-                fail(format!(
-                    "`{program}` did not complete the MCP handshake: {error}"
-                ))
-            })?;
-        Self::listing(name, client, in_flight).await
+        Self::start(name.into(), Recipe::Command(command.to_vec())).await
     }
 
     /// Reaches the MCP server whose Streamable HTTP endpoint is `url`
     /// (`http://127.0.0.1:8000/mcp`), and lists its tools. Should the server
     /// forget the session (a restart), rmcp's client opens a new one.
     pub async fn connect_http(name: impl Into<String>, url: &str) -> Result<Self, UpstreamError> {
-        let name = name.into();
-        let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
-        let in_flight = Arc::new(InFlight::default());
-        let client = match Forwarder(Arc::clone(&in_flight)).serve(transport).await {
-            Ok(client) => client,
-            Err(error) => {
-                // The transport's own error, not the layers of types wrapped around it.
-                let cause = match &error {
-                    ClientInitializeError::TransportError { error, .. } => root_cause(error),
-                    other => other.to_string(),
-                };
-                return Err(UpstreamError {
-                    upstream: name,
-                    message: format!("no MCP server answered at {url}: {cause}"),
-                });
-            }
-        };
-        Self::listing(name, client, in_flight).await
+        Self::start(name.into(), Recipe::Url(url.to_owned())).await
     }
 
-    /// The connected upstream, with the tools it offers.
-    async fn listing(
-        name: String,
-        client: RunningService<RoleClient, Forwarder>,
-        in_flight: Arc<InFlight>,
-    ) -> Result<Self, UpstreamError> {
-        match client.list_all_tools().await {
-            Ok(tools) => Ok(Upstream {
-                name,
-                client,
-                in_flight,
-                tools,
-                timeout: DEFAULT_CALL_TIMEOUT,
-                trusted: false,
-            }),
-            Err(error) => Err(UpstreamError {
-                upstream: name,
-                message: format!("could not list its tools: {error}"),
-            }),
-        }
+    /// The connected upstream, with the tools it offers, kept up.
+    async fn start(name: String, recipe: Recipe) -> Result<Self, UpstreamError> {
+        let fail = |message: String| UpstreamError {
+            upstream: name.clone(),
+            message,
+        };
+        let in_flight = Arc::new(InFlight::default());
+        let connected = link::connect(&name, &recipe, &in_flight)
+            .await
+            .map_err(fail)?;
+        let tools = connected
+            .service
+            .list_all_tools()
+            .await
+            .map_err(|error| fail(format!("could not list its tools: {error}")))?;
+        let link = Arc::new(Link::new(&name, connected.service.peer().clone()));
+        let supervisor = link::supervise(
+            Arc::clone(&link),
+            recipe,
+            Arc::clone(&in_flight),
+            tools.clone(),
+            connected,
+        );
+        Ok(Upstream {
+            name,
+            link,
+            _supervisor: supervisor,
+            in_flight,
+            tools,
+            timeout: DEFAULT_CALL_TIMEOUT,
+            trusted: false,
+        })
     }
 
     /// Notes that `session`'s client has a call in flight here, until the
@@ -140,11 +128,13 @@ impl Upstream {
     /// Passes the client's log level on; an upstream that does not log is no error.
     #[allow(deprecated)] // logging: deprecated by SEP-2577, still what 2025-11-25 clients speak
     pub(crate) async fn set_level(&self, params: rmcp::model::SetLevelRequestParams) {
-        let logs = self
-            .client
+        let Ok(peer) = self.link.peer() else {
+            return;
+        };
+        let logs = peer
             .peer_info()
             .is_some_and(|info| info.capabilities.logging.is_some());
-        if logs && let Err(error) = self.client.set_level(params).await {
+        if logs && let Err(error) = peer.set_level(params).await {
             tracing::warn!(upstream = %self.name, %error, "could not set the upstream's log level");
         }
     }
@@ -191,24 +181,25 @@ impl Upstream {
         tool: &str,
         args: Map<String, Value>,
     ) -> Result<CallToolResult, String> {
-        call_tool(&self.name, &self.client, self.timeout, tool, args).await
+        call_tool(&self.link, self.timeout, tool, args).await
     }
 
     /// What calls its tools from elsewhere (the MCP tool hooks) need: its
     /// name, its connection, and its timeout.
-    pub(crate) fn handle(&self) -> (String, Peer<RoleClient>, Duration) {
-        (self.name.clone(), self.client.peer().clone(), self.timeout)
+    pub(crate) fn handle(&self) -> (String, Arc<Link>, Duration) {
+        (self.name.clone(), Arc::clone(&self.link), self.timeout)
     }
 }
 
-/// Calls `tool` with `args` on the upstream `name` through `peer`, within `timeout`.
+/// Calls `tool` with `args` on the upstream `link` reaches, within `timeout`.
 pub(crate) async fn call_tool(
-    name: &str,
-    peer: &Peer<RoleClient>,
+    link: &Link,
     timeout: Duration,
     tool: &str,
     args: Map<String, Value>,
 ) -> Result<CallToolResult, String> {
+    let peer: Peer<RoleClient> = link.peer()?;
+    let name = link.name();
     let mut params = CallToolRequestParams::new(tool.to_owned());
     params.arguments = Some(args);
     match tokio::time::timeout(timeout, peer.call_tool(params)).await {
@@ -221,6 +212,16 @@ pub(crate) async fn call_tool(
             timeout.as_secs()
         )),
     }
+}
+
+/// Why no MCP server answered at `url`: the transport's own error, not the
+/// layers of types wrapped around it.
+fn handshake_error(url: &str, error: &ClientInitializeError) -> String {
+    let cause = match error {
+        ClientInitializeError::TransportError { error, .. } => root_cause(error),
+        other => other.to_string(),
+    };
+    format!("no MCP server answered at {url}: {cause}")
 }
 
 /// The innermost error (`Connection refused`), which says what went wrong

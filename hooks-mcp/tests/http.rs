@@ -19,7 +19,7 @@ use hooks_core::{Decision, Hook, Hooks, PreToolUse};
 use hooks_mcp::{Gateway, Upstream};
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
-use support::{answer, audit_records, connect, python, server_command};
+use support::{answer, audit_records, call, connect, python, server_command, text};
 
 /// Start-up of a gateway or server, and a whole client script.
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -330,7 +330,7 @@ async fn an_upstream_over_http_is_called_through_the_gateway_and_its_hooks() {
     let (_server, url) = python_http_server();
     let upstream = Upstream::connect_http("remote", &url).await.unwrap();
     let tools: Vec<&str> = upstream.tools().iter().map(|tool| &*tool.name).collect();
-    assert_eq!(tools, ["add", "echo"]);
+    assert_eq!(tools, ["add", "echo", "big"]);
     let upstreams = vec![upstream];
     let hooks = hooks_mcp::prepare(Hooks::builder().without_linked(), &upstreams)
         .unwrap()
@@ -465,4 +465,29 @@ async fn a_request_from_a_foreign_web_origin_is_refused() {
     assert_eq!(status(None).await, 200);
     assert_eq!(status(Some("http://localhost:6274")).await, 200);
     assert_eq!(status(Some("http://127.0.0.1:3000")).await, 200);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_answer_over_http_over_the_message_limit_fails_the_call_not_after_the_timeout() {
+    let (_server, url) = python_http_server();
+    // Ten minutes: were the answer dropped and the call left waiting, the
+    // error would say so ("did not answer within 600 s").
+    let upstreams = vec![
+        Upstream::connect_http("remote", &url)
+            .await
+            .unwrap()
+            .with_call_timeout(Duration::from_secs(600)),
+    ];
+    let hooks = hooks_mcp::prepare(Hooks::builder().without_linked(), &upstreams)
+        .unwrap()
+        .build()
+        .unwrap();
+    let client = connect(Gateway::new(hooks, upstreams).unwrap()).await;
+    let result = call(&client, "big", json!({"megabytes": 17})).await;
+    assert_eq!(result.is_error, Some(true));
+    let message = text(&result);
+    assert!(message.contains("remote"), "{message}");
+    assert!(!message.contains("did not answer"), "{message}");
+    let result = call(&client, "big", json!({"megabytes": 1})).await;
+    assert_eq!(result.is_error, None, "{}", text(&result));
 }

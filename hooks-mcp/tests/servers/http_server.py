@@ -31,6 +31,12 @@ def echo(text: str) -> str:
     return text
 
 
+@server.tool()
+def big(megabytes: float) -> str:
+    """Answers with this many megabytes of text."""
+    return "x" * int(megabytes * 1024 * 1024)
+
+
 async def serve():
     # Bound and listening before the port is told: a client that connects at
     # once waits in the backlog rather than being refused.
