@@ -8,6 +8,7 @@
 #![allow(dead_code, unused_imports)]
 
 mod client;
+pub(crate) mod conformance;
 mod folder;
 mod git;
 mod install;
