@@ -69,7 +69,7 @@ impl InFlight {
     }
 
     /// The client the upstream means: the only session with a call in flight.
-    fn client(&self) -> Result<Peer<RoleServer>, McpError> {
+    pub(crate) fn client(&self) -> Result<Peer<RoleServer>, McpError> {
         let calls = self.lock();
         let Some(first) = calls.first() else {
             return Err(McpError::invalid_request(

@@ -4,6 +4,7 @@
 
 mod line_limit;
 mod link;
+mod ordered;
 
 use std::fmt;
 use std::sync::Arc;

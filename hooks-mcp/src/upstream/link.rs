@@ -23,6 +23,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::line_limit::{self, MAX_MESSAGE_BYTES};
+use super::ordered::Ordered;
 use crate::forward::{Forwarder, InFlight};
 
 /// How an upstream is reached, again when needed.
@@ -73,9 +74,11 @@ pub(crate) async fn connect(
                 let stdout = BufReader::with_capacity(64 * 1024, stdout);
                 line_limit::relay(&relay_name, stdout, to_rmcp, MAX_MESSAGE_BYTES).await;
             });
-            let transport =
+            let transport = Ordered::new(
                 rmcp::transport::async_rw::AsyncRwTransport::new_client(from_relay, stdin)
-                    .with_max_line_length(usize::MAX);
+                    .with_max_line_length(usize::MAX),
+                Arc::clone(in_flight),
+            );
             let service = forwarder.serve(transport).await.map_err(|error| {
                 format!("`{program}` did not complete the MCP handshake: {error}")
             })?;
@@ -85,8 +88,10 @@ pub(crate) async fn connect(
             })
         }
         Recipe::Url(url) => {
-            let transport =
-                rmcp::transport::StreamableHttpClientTransport::from_uri(url.to_owned());
+            let transport = Ordered::new(
+                rmcp::transport::StreamableHttpClientTransport::from_uri(url.to_owned()),
+                Arc::clone(in_flight),
+            );
             let service = forwarder
                 .serve(transport)
                 .await
