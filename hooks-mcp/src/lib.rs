@@ -41,8 +41,10 @@
 //! gateway carries an HTTP client for its upstreams anyway.
 //!
 //! A crashed or hanging upstream gives tool errors naming it; the gateway
-//! keeps serving. Its stdout carries only protocol messages (logs go to
-//! stderr).
+//! keeps serving, and starts a crashed child-process upstream again (with a
+//! growing delay between attempts). An upstream's answer over
+//! [`MAX_MESSAGE_BYTES`] fails its call at once with the size. Its stdout
+//! carries only protocol messages (logs go to stderr).
 //!
 //! ```no_run
 //! use hooks_core::Hooks;
