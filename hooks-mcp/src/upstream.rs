@@ -13,6 +13,7 @@ use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioC
 use rmcp::{RoleClient, ServiceExt};
 
 use crate::forward::{Entered, Forwarder, InFlight};
+use crate::pins::watch::ToolWatch;
 use serde_json::{Map, Value};
 use tokio::process::Command;
 
@@ -27,6 +28,8 @@ pub struct Upstream {
     /// The client sessions with a call in flight here: the upstream's own
     /// requests (elicitation, sampling) go to them.
     in_flight: Arc<InFlight>,
+    /// Where its `notifications/tools/list_changed` go (the gateway's pins).
+    tool_watch: Arc<ToolWatch>,
     tools: Vec<Tool>,
     timeout: Duration,
     /// Whether its tools' annotations may open a door (a guard allowing
@@ -70,7 +73,8 @@ impl Upstream {
         }))
         .map_err(|error| fail(format!("cannot start `{program}`: {error}")))?;
         let in_flight = Arc::new(InFlight::default());
-        let client = Forwarder(Arc::clone(&in_flight))
+        let tool_watch = Arc::new(ToolWatch::default());
+        let client = Forwarder(Arc::clone(&in_flight), Arc::clone(&tool_watch))
             .serve(transport)
             .await
             .map_err(|error| {
@@ -78,7 +82,7 @@ impl Upstream {
                     "`{program}` did not complete the MCP handshake: {error}"
                 ))
             })?;
-        Self::listing(name, client, in_flight).await
+        Self::listing(name, client, in_flight, tool_watch).await
     }
 
     /// Reaches the MCP server whose Streamable HTTP endpoint is `url`
@@ -88,7 +92,11 @@ impl Upstream {
         let name = name.into();
         let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
         let in_flight = Arc::new(InFlight::default());
-        let client = match Forwarder(Arc::clone(&in_flight)).serve(transport).await {
+        let tool_watch = Arc::new(ToolWatch::default());
+        let client = match Forwarder(Arc::clone(&in_flight), Arc::clone(&tool_watch))
+            .serve(transport)
+            .await
+        {
             Ok(client) => client,
             Err(error) => {
                 // The transport's own error, not the layers of types wrapped around it.
@@ -102,7 +110,7 @@ impl Upstream {
                 });
             }
         };
-        Self::listing(name, client, in_flight).await
+        Self::listing(name, client, in_flight, tool_watch).await
     }
 
     /// The connected upstream, with the tools it offers.
@@ -110,12 +118,14 @@ impl Upstream {
         name: String,
         client: RunningService<RoleClient, Forwarder>,
         in_flight: Arc<InFlight>,
+        tool_watch: Arc<ToolWatch>,
     ) -> Result<Self, UpstreamError> {
         match client.list_all_tools().await {
             Ok(tools) => Ok(Upstream {
                 name,
                 client,
                 in_flight,
+                tool_watch,
                 tools,
                 timeout: DEFAULT_CALL_TIMEOUT,
                 trusted: false,
@@ -175,6 +185,11 @@ impl Upstream {
     /// The upstream's name (the namespace of its tools when there are several).
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Where its new tool lists go when it says they changed.
+    pub(crate) fn tool_watch(&self) -> &ToolWatch {
+        &self.tool_watch
     }
 
     /// The tools it offered at start-up.
