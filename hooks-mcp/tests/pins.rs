@@ -133,6 +133,22 @@ fn a_changed_tool_definition_is_hidden_and_refused_until_accepted() {
     assert_eq!(refused["tool"], "echo");
     assert_eq!(refused["decided_by"], hooks_mcp::FILTER_HOOK);
 
+    // The alert: a warning on stderr at start-up (the gateway then reads
+    // end of input and exits), with the flags of the new description.
+    let command = gateway(&state, &description, &[]);
+    let output = Command::new(&command[0])
+        .args(&command[1..])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("WARN")
+            && stderr.contains("the definition of `echo` changed since it was pinned")
+            && stderr.contains("the tool's definition is flagged"),
+        "{stderr}"
+    );
+
     // What changed, old against new; then accepted.
     let (listed_ok, list, _) = pins(&state, &["list"]);
     assert!(
