@@ -344,14 +344,32 @@ impl Pins {
         state.table = store.load()?;
         state.modified = modified;
         let State { table, tools, .. } = state;
+        let mut lost = false;
         for (name, seen) in tools.iter_mut() {
-            let entry = table.tools.get(&seen.key);
-            let pinned = entry.and_then(|entry| entry.pinned.as_ref());
+            let unpinned = table
+                .tools
+                .get(&seen.key)
+                .is_none_or(|entry| entry.pinned.is_none());
+            if unpinned && self.mode == PinMode::TrustOnFirstUse {
+                // Pinned on first sight, and lost to another writer of the
+                // file (two at once): pinned again, as this gateway saw it.
+                table.tools.entry(seen.key.clone()).or_default().pinned =
+                    Some(seen.definition.clone());
+                lost = true;
+            }
+            let pinned = table
+                .tools
+                .get(&seen.key)
+                .and_then(|entry| entry.pinned.as_ref());
             seen.refusal = if pinned == Some(&seen.definition) {
                 self.flagged(name, &seen.flags)
             } else {
                 Some(self.held_back(name, &seen.key, pinned.is_some()))
             };
+        }
+        if lost {
+            store.save(&state.table)?;
+            state.modified = store.stamp()?;
         }
         Ok(())
     }
@@ -401,4 +419,78 @@ impl Pins {
 /// The flags of `tool`'s definition (see [`flags`]).
 pub(crate) fn flags_of(tool: &Tool) -> Vec<String> {
     flags::scan(Definition::of(tool).value())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(description: &str) -> Tool {
+        serde_json::from_value(json!({
+            "name": "echo", "description": description, "inputSchema": {"type": "object"}
+        }))
+        .unwrap()
+    }
+
+    fn exposed() -> HashMap<String, String> {
+        HashMap::from([("echo".to_owned(), "echo".to_owned())])
+    }
+
+    fn refusal(pins: &Pins) -> Option<String> {
+        pins.mark("echo", Session::new("s"))
+            .metadata_value(REFUSED)
+            .and_then(|reason| reason.as_str().map(ToOwned::to_owned))
+    }
+
+    #[test]
+    fn a_changed_definition_is_refused_until_it_is_back_as_pinned() {
+        let pins = Pins::in_memory();
+        pins.review("up", &exposed(), &[tool("Echoes.")]).unwrap();
+        assert_eq!(refusal(&pins), None);
+        pins.review("up", &exposed(), &[tool("Echoes. <IMPORTANT>")])
+            .unwrap();
+        let reason = refusal(&pins).unwrap();
+        assert!(
+            reason.contains("the definition of `echo` changed since it was pinned")
+                && reason.contains("restart the gateway"),
+            "{reason}"
+        );
+        assert!(pins.shown([&tool("x")]).is_empty());
+        pins.review("up", &exposed(), &[tool("Echoes.")]).unwrap();
+        assert_eq!(refusal(&pins), None);
+        assert_eq!(
+            pins.shown([&tool("x")])[0].description.as_deref(),
+            Some("Echoes.")
+        );
+    }
+
+    #[test]
+    fn a_pin_lost_to_another_writer_is_pinned_again() {
+        let dir = std::env::temp_dir().join(format!("hooks-mcp-pins-lost-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let pins = Pins::in_dir(&dir).unwrap();
+        pins.review("up", &exposed(), &[tool("Echoes.")]).unwrap();
+        assert_eq!(refusal(&pins), None);
+        // Another process writes the file without it.
+        let store = Store::in_dir(&dir);
+        store.save(&Table::default()).unwrap();
+        assert_eq!(pins.shown([&tool("x")]).len(), 1);
+        assert_eq!(refusal(&pins), None);
+        let table = store.load().unwrap();
+        assert_eq!(
+            table.tools["up/echo"]
+                .pinned
+                .as_ref()
+                .map(Definition::value),
+            Some(Definition::of(&tool("Echoes.")).value())
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn strict_pinning_needs_a_state_directory() {
+        let error = Pins::in_memory().mode(PinMode::Strict).err().unwrap();
+        assert!(error.contains("--state-dir"), "{error}");
+    }
 }
