@@ -101,8 +101,19 @@ struct Seen {
     shown: Tool,
     definition: Definition,
     flags: Vec<String>,
-    /// Why it is hidden and refused, if it is.
+    /// Why its definition keeps it hidden and refused, if it does
+    /// (settled against the pins file again when the file changes).
     refusal: Option<String>,
+    /// Why its upstream's word keeps it hidden and refused, if it does: no
+    /// longer listed, or the list could not be had (until the upstream
+    /// lists it again, whatever the file says).
+    unlisted: Option<String>,
+}
+
+impl Seen {
+    fn refused(&self) -> Option<&String> {
+        self.unlisted.as_ref().or(self.refusal.as_ref())
+    }
 }
 
 impl Pins {
@@ -200,7 +211,7 @@ impl Pins {
                 let mut state = self.lock();
                 for name in exposed.values() {
                     if let Some(seen) = state.tools.get_mut(name) {
-                        seen.refusal = Some(format!(
+                        seen.unlisted = Some(format!(
                             "the upstream `{upstream}` said its tools changed and could not list them again: `{name}` is refused until it does"
                         ));
                     }
@@ -219,7 +230,7 @@ impl Pins {
                 if !tools.iter().any(|tool| tool.name == *upstream_tool)
                     && let Some(seen) = state.tools.get_mut(name)
                 {
-                    seen.refusal = Some(format!(
+                    seen.unlisted = Some(format!(
                         "the upstream `{upstream}` no longer offers `{name}`"
                     ));
                 }
@@ -293,6 +304,7 @@ impl Pins {
                     definition,
                     flags,
                     refusal,
+                    unlisted: None,
                 },
             );
         }
@@ -381,7 +393,7 @@ impl Pins {
         if state
             .tools
             .get(name)
-            .is_some_and(|seen| seen.refusal.is_some())
+            .is_some_and(|seen| seen.refused().is_some())
             && let Err(error) = self.reload_if_changed(&mut state)
         {
             tracing::warn!(%error, "could not read the pins file again");
@@ -389,7 +401,7 @@ impl Pins {
         let Some(seen) = state.tools.get(name) else {
             return session;
         };
-        if let Some(reason) = &seen.refusal {
+        if let Some(reason) = seen.refused() {
             session = session.with_metadata(REFUSED, reason.clone());
         }
         if !seen.flags.is_empty() {
@@ -408,7 +420,7 @@ impl Pins {
         tools
             .into_iter()
             .filter_map(|tool| match state.tools.get(tool.name.as_ref()) {
-                Some(seen) if seen.refusal.is_some() => None,
+                Some(seen) if seen.refused().is_some() => None,
                 Some(seen) => Some(seen.shown.clone()),
                 None => Some(tool.clone()),
             })
@@ -485,6 +497,27 @@ mod tests {
                 .map(Definition::value),
             Some(Definition::of(&tool("Echoes.")).value())
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_tool_its_upstream_stopped_listing_stays_refused_whatever_the_file_says() {
+        let dir = std::env::temp_dir().join(format!("hooks-mcp-pins-gone-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let pins = Pins::in_dir(&dir).unwrap();
+        pins.review("up", &exposed(), &[tool("Echoes.")]).unwrap();
+        pins.relisted("up", &exposed(), Err("the connection closed".to_owned()));
+        let reason = refusal(&pins).unwrap();
+        assert!(reason.contains("could not list them again"), "{reason}");
+        // Someone accepts something: the file changes, the refusal stays.
+        let store = Store::in_dir(&dir);
+        store.save(&store.load().unwrap()).unwrap();
+        assert!(pins.shown([&tool("x")]).is_empty());
+        assert!(refusal(&pins).is_some());
+        pins.relisted("up", &exposed(), Ok(vec![]));
+        assert!(refusal(&pins).unwrap().contains("no longer offers `echo`"));
+        pins.relisted("up", &exposed(), Ok(vec![tool("Echoes.")]));
+        assert_eq!(refusal(&pins), None);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
