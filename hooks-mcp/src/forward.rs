@@ -24,6 +24,8 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, Peer, RequestContext};
 use rmcp::{ClientHandler, ErrorData as McpError, RoleClient, RoleServer};
 
+use crate::pins::watch::ToolWatch;
+
 /// The client sessions with a call in flight on one upstream.
 #[derive(Default)]
 pub(crate) struct InFlight {
@@ -88,8 +90,9 @@ impl InFlight {
     }
 }
 
-/// The upstream connection's client side: forwards to the calling client.
-pub(crate) struct Forwarder(pub(crate) Arc<InFlight>);
+/// The upstream connection's client side: forwards to the calling client
+/// (and the upstream's new tool lists to the gateway's pins).
+pub(crate) struct Forwarder(pub(crate) Arc<InFlight>, pub(crate) Arc<ToolWatch>);
 
 fn relay_error(what: &str, error: &rmcp::service::ServiceError) -> McpError {
     McpError::internal_error(
@@ -168,6 +171,11 @@ impl ClientHandler for Forwarder {
             .list_roots()
             .await
             .map_err(|error| relay_error("roots", &error))
+    }
+
+    /// A tool may have been redefined: the pins check the new list.
+    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+        self.1.changed(&context.peer).await;
     }
 
     #[allow(deprecated)] // logging: deprecated by SEP-2577, still what clients show

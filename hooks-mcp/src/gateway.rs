@@ -19,6 +19,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use crate::approval::ClientApprovals;
+use crate::pins::{self, Pins};
 use crate::result;
 use crate::upstream::Upstream;
 
@@ -52,6 +53,9 @@ pub fn prepare(builder: HooksBuilder, upstreams: &[Upstream]) -> Result<HooksBui
     let refuse_hidden = Hook::new(FILTER_HOOK, |ctx: &mut PreToolUse| {
         if ctx.session().metadata_value(UNKNOWN) == Some(&Value::Bool(true)) {
             Decision::deny(format!("no upstream offers a tool `{}`", ctx.tool()))
+        } else if let Some(Value::String(reason)) = ctx.session().metadata_value(pins::REFUSED) {
+            // A tool whose definition changed since it was pinned.
+            Decision::deny(reason.clone())
         } else if ctx.session().metadata_value(NOT_OFFERED) == Some(&Value::Bool(true)) {
             Decision::deny(format!(
                 "the tool `{}` is not offered to this client",
@@ -95,6 +99,9 @@ fn facts_of(name: &str, tool: &Tool, upstream: &Upstream) -> ToolFacts {
             trusted: upstream.trusts_annotations(),
         })
         .schema(Value::Object((*tool.input_schema).clone()));
+    for flag in pins::flags_of(tool) {
+        facts = facts.flag(flag);
+    }
     let Some(hints) = &tool.annotations else {
         return facts;
     };
@@ -153,6 +160,8 @@ struct Shared {
     /// The exposed names, upstream by upstream, each in its server's order.
     order: Vec<String>,
     handles: HashMap<String, ToolHandle>,
+    /// Which tools' definitions are as pinned.
+    pins: Arc<Pins>,
 }
 
 struct Route {
@@ -187,6 +196,17 @@ impl Gateway {
     /// without [`FILTER_HOOK`] (not built from [`prepare`], or scoped by
     /// group without [`GROUP`]): a hidden tool's refusal would go unrecorded.
     pub fn new(hooks: Hooks, upstreams: Vec<Upstream>) -> Result<Self, String> {
+        Self::with_pins(hooks, upstreams, Pins::in_memory())
+    }
+
+    /// A gateway as [`new`](Self::new) makes, whose tools' definitions are
+    /// pinned in `pins` ([`Pins::in_dir`] keeps them in a state directory):
+    /// a tool whose definition is not the pinned one is hidden and refused.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new), or the pins file could not be written.
+    pub fn with_pins(hooks: Hooks, upstreams: Vec<Upstream>, pins: Pins) -> Result<Self, String> {
         let (routes, order) = routes(&upstreams)?;
         if !hooks
             .describe()
@@ -199,6 +219,16 @@ impl Gateway {
                  (and keep the group `{GROUP}` when scoping by group)"
             ));
         }
+        // Pinned (the file written) only once the gateway is sure to start.
+        let pins = Arc::new(pins);
+        for (index, upstream) in upstreams.iter().enumerate() {
+            let exposed = routes
+                .iter()
+                .filter(|(_, route)| route.upstream == index)
+                .map(|(name, route)| (route.upstream_tool.clone(), name.clone()))
+                .collect();
+            pins.watch(upstream, exposed)?;
+        }
         let handles = order
             .iter()
             .map(|name| (name.clone(), hooks.tool(name.clone())))
@@ -210,6 +240,7 @@ impl Gateway {
                 routes,
                 order,
                 handles,
+                pins,
             }),
             approvals: None,
             session: Arc::default(),
@@ -316,6 +347,8 @@ impl Gateway {
         {
             session = session.with_metadata(NOT_OFFERED, true);
         }
+        // A changed definition is refused by `FILTER_HOOK`; flags go to the audit log.
+        session = self.shared.pins.mark(name, session);
         let session_id = self.session(context).id();
         let args = Value::Object(request.arguments.unwrap_or_default());
         let pre =
@@ -416,11 +449,12 @@ impl ServerHandler for Gateway {
         let session = self.session(&context).clone();
         let names = self.shared.order.iter().map(String::as_str);
         let offered = self.offered(&session, names, "tools/list").await;
-        let tools = offered
-            .iter()
-            .filter_map(|name| self.shared.routes.get(name))
-            .map(|route| route.tool.clone())
-            .collect();
+        let tools = self.shared.pins.shown(
+            offered
+                .iter()
+                .filter_map(|name| self.shared.routes.get(name))
+                .map(|route| &route.tool),
+        );
         Ok(ListToolsResult::with_all_items(tools))
     }
 

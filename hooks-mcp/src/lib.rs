@@ -15,6 +15,10 @@
 //! - `tools/list` is filtered through the tool-filter hooks
 //!   (`pre_model_request`), and a tool the filter hides cannot be called by
 //!   name either (refused by [`FILTER_HOOK`], so the refusal is audited);
+//! - each tool's definition is pinned when first seen ([`Pins`]): one that
+//!   changes later (a "rug pull") is hidden and refused until accepted
+//!   (`hooks-mcp pins accept`), and definitions carrying hidden
+//!   instructions are flagged in `describe()` and the audit log ([`pins`]);
 //! - an MCP connection is a `Session`, with the client's name as its agent
 //!   (over Streamable HTTP, each MCP session is one);
 //! - a hook's `Ask` is put to the person through the client (MCP
@@ -65,6 +69,7 @@ mod caller;
 mod forward;
 mod gateway;
 mod http;
+pub mod pins;
 mod result;
 mod stdio;
 mod upstream;
@@ -73,6 +78,7 @@ pub use approval::ClientApprovals;
 pub use caller::UpstreamCaller;
 pub use gateway::{FILTER_HOOK, GROUP, Gateway, NAMESPACE_SEPARATOR, prepare, tool_facts};
 pub use http::{HttpServer, MCP_PATH, http_service, serve_http};
+pub use pins::{PinMode, Pins};
 pub use upstream::{DEFAULT_CALL_TIMEOUT, MAX_MESSAGE_BYTES, Upstream, UpstreamError};
 
 use rmcp::ServiceExt;

@@ -26,11 +26,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use hooks_core::Hooks;
-use hooks_mcp::{ClientApprovals, Gateway, Upstream};
+use hooks_mcp::{ClientApprovals, Gateway, PinMode, Pins, Upstream};
 
 hooks_core::link!(hooks_std);
 
-const USAGE: &str = "usage: hooks-mcp [--config FILE] [--http ADDR] [--name NAME] [--timeout SECONDS] [--trust-annotations] [--upstream-url URL | -- <server command> [args...]]";
+const USAGE: &str = "usage: hooks-mcp [--config FILE] [--http ADDR] [--name NAME] [--timeout SECONDS] [--trust-annotations] [--state-dir DIR] [--pins trust|strict] [--hide-flagged] [--upstream-url URL | -- <server command> [args...]]
+       hooks-mcp pins list|accept [TOOL...]|diff TOOL [--state-dir DIR]";
 
 const HELP: &str = "\
 Serves MCP on stdin/stdout, in front of the MCP server the command starts
@@ -55,7 +56,20 @@ options:
                       (readOnlyHint: a read-only guard lets such a tool run);
                       untrusted, they can only make guards refuse
                       (`trust_annotations = true` in an `[[upstream]]` table)
+  --state-dir DIR     where the gateway keeps what outlives it (default $HOOKS_STATE_DIR; none:
+                      nothing is written): the tools' pinned definitions (mcp-pins.json),
+                      and the stores of config tables that name no file
+  --pins MODE         `trust` (default): a tool never seen is pinned on first sight;
+                      `strict`: it is held back until accepted (needs --state-dir).
+                      Either way, a tool whose definition differs from the pinned one is
+                      hidden and refused until `hooks-mcp pins accept` (without a state
+                      directory, pins last as long as the gateway)
+  --hide-flagged      hide tools whose definitions carry invisible characters or text
+                      that reads as instructions to the model (otherwise only warned of:
+                      in the log, describe() and each call's audit record)
   -h, --help          print this help
+
+hooks-mcp pins list|accept [TOOL...]|diff TOOL: the pinned definitions (`hooks-mcp pins --help`).
 
 Logs go to stderr (HOOKS_MCP_LOG=debug for more); stdout carries only MCP
 (nothing, with --http).";
@@ -71,6 +85,10 @@ struct Invocation {
     command: Vec<String>,
     /// The upstream's Streamable HTTP endpoint, rather than a command.
     url: Option<String>,
+    /// Where pins (and config stores that name no file) are kept.
+    state_dir: Option<std::path::PathBuf>,
+    pins: PinMode,
+    hide_flagged: bool,
 }
 
 fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Invocation>, String> {
@@ -82,6 +100,9 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Invocation>, S
         trust_annotations: false,
         command: Vec::new(),
         url: None,
+        state_dir: std::env::var_os("HOOKS_STATE_DIR").map(Into::into),
+        pins: PinMode::TrustOnFirstUse,
+        hide_flagged: false,
     };
     while let Some(arg) = args.next() {
         let mut value = |what: &str| args.next().ok_or_else(|| format!("`{arg}` needs {what}"));
@@ -92,6 +113,15 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Invocation>, S
             "--upstream-url" => invocation.url = Some(value("a URL")?),
             "--name" => invocation.name = Some(value("a name")?),
             "--trust-annotations" => invocation.trust_annotations = true,
+            "--state-dir" => invocation.state_dir = Some(value("a directory")?.into()),
+            "--hide-flagged" => invocation.hide_flagged = true,
+            "--pins" => {
+                invocation.pins = match value("`trust` or `strict`")?.as_str() {
+                    "trust" => PinMode::TrustOnFirstUse,
+                    "strict" => PinMode::Strict,
+                    other => return Err(format!("`--pins {other}`: expected `trust` or `strict`")),
+                }
+            }
             "--timeout" => {
                 let seconds = value("a number of seconds")?;
                 let seconds: u64 = seconds
@@ -127,6 +157,18 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Invocation>, S
 }
 
 fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some("pins") {
+        return match hooks_mcp::pins::command(std::env::args().skip(2)) {
+            Ok(output) => {
+                print!("{output}");
+                ExitCode::SUCCESS
+            }
+            Err(message) => {
+                eprintln!("hooks-mcp pins: {message}");
+                ExitCode::from(2)
+            }
+        };
+    }
     let invocation = match parse(std::env::args().skip(1)) {
         Ok(Some(invocation)) => invocation,
         Ok(None) => {
@@ -162,6 +204,17 @@ async fn run(invocation: Invocation) -> Result<(), String> {
     let config = match &invocation.config {
         Some(path) => Some(hooks_config::load(path).map_err(|error| error.to_string())?),
         None => None,
+    };
+    // Read before any upstream starts: a bad pins file stops the gateway first.
+    let pins = match &invocation.state_dir {
+        Some(dir) => Pins::in_dir(dir)?,
+        None => Pins::in_memory(),
+    }
+    .mode(invocation.pins)?
+    .hide_flagged(invocation.hide_flagged);
+    let config = match (config, &invocation.state_dir) {
+        (Some(config), Some(dir)) => Some(config.state_dir(dir)),
+        (config, _) => config,
     };
     let mut upstreams = Vec::new();
     if !invocation.command.is_empty() {
@@ -217,7 +270,7 @@ async fn run(invocation: Invocation) -> Result<(), String> {
         .install(builder)
         .build()
         .map_err(|error| error.to_string())?;
-    let gateway = Gateway::new(hooks, upstreams)?.with_client_approvals(approvals);
+    let gateway = Gateway::with_pins(hooks, upstreams, pins)?.with_client_approvals(approvals);
     let Some(address) = invocation.http else {
         return hooks_mcp::serve_stdio(gateway)
             .await

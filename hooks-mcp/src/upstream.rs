@@ -16,6 +16,7 @@ use rmcp::service::{ClientInitializeError, Peer};
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 
 use crate::forward::{Entered, InFlight};
+use crate::pins::watch::ToolWatch;
 use serde_json::{Map, Value};
 
 pub use line_limit::MAX_MESSAGE_BYTES;
@@ -42,6 +43,8 @@ pub struct Upstream {
     /// The client sessions with a call in flight here: the upstream's own
     /// requests (elicitation, sampling) go to them.
     in_flight: Arc<InFlight>,
+    /// Where its `notifications/tools/list_changed` go (the gateway's pins).
+    tool_watch: Arc<ToolWatch>,
     tools: Vec<Tool>,
     timeout: Duration,
     /// Whether its tools' annotations may open a door (a guard allowing
@@ -89,7 +92,8 @@ impl Upstream {
             message,
         };
         let in_flight = Arc::new(InFlight::default());
-        let connected = link::connect(&name, &recipe, &in_flight)
+        let tool_watch = Arc::new(ToolWatch::default());
+        let connected = link::connect(&name, &recipe, &in_flight, &tool_watch)
             .await
             .map_err(fail)?;
         let tools = connected
@@ -102,7 +106,7 @@ impl Upstream {
             Arc::clone(&link),
             recipe,
             Arc::clone(&in_flight),
-            tools.clone(),
+            Arc::clone(&tool_watch),
             connected,
         );
         Ok(Upstream {
@@ -110,6 +114,7 @@ impl Upstream {
             link,
             _supervisor: supervisor,
             in_flight,
+            tool_watch,
             tools,
             timeout: DEFAULT_CALL_TIMEOUT,
             trusted: false,
@@ -166,6 +171,11 @@ impl Upstream {
     /// The upstream's name (the namespace of its tools when there are several).
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Where its new tool lists go when it says they changed.
+    pub(crate) fn tool_watch(&self) -> &ToolWatch {
+        &self.tool_watch
     }
 
     /// The tools it offered at start-up.

@@ -38,6 +38,10 @@ pub struct ToolFacts {
     schema: Option<Fact<Value>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     args: Vec<ArgFact>,
+    /// Warnings about how the tool is described (hidden instructions,
+    /// invisible characters), each saying where and what.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    flags: Vec<String>,
     /// The source of the facts the builder methods add.
     #[serde(skip)]
     source: Source,
@@ -75,6 +79,7 @@ impl ToolFacts {
             open_world: None,
             schema: None,
             args: Vec::new(),
+            flags: Vec::new(),
             source: Source::Code,
         }
     }
@@ -156,6 +161,33 @@ impl ToolFacts {
         self
     }
 
+    /// Flags the tool with a warning about how it is described: text that
+    /// reads as instructions to the model, or characters a person cannot
+    /// see (`description: invisible character U+200B`). A flag is no fact
+    /// about the tool's effects: it is shown by
+    /// [`Hooks::describe`](crate::Hooks::describe) and may make a guard
+    /// refuse, never allow.
+    ///
+    /// ```
+    /// use hooks_core::ToolFacts;
+    ///
+    /// let tool = ToolFacts::new("echo").flag("description: instruction-like text \"<important>\"");
+    /// assert_eq!(tool.flags().len(), 1);
+    /// ```
+    #[must_use]
+    pub fn flag(mut self, warning: impl Into<String>) -> Self {
+        let warning = warning.into();
+        if !self.flags.contains(&warning) {
+            self.flags.push(warning);
+        }
+        self
+    }
+
+    /// The warnings about how the tool is described ([`flag`](Self::flag)).
+    pub fn flags(&self) -> &[String] {
+        &self.flags
+    }
+
     /// The tool's name.
     pub fn name(&self) -> &str {
         &self.name
@@ -224,6 +256,11 @@ impl ToolFacts {
         keep(&mut self.idempotent, other.idempotent);
         keep(&mut self.open_world, other.open_world);
         keep(&mut self.schema, other.schema);
+        for flag in other.flags {
+            if !self.flags.contains(&flag) {
+                self.flags.push(flag);
+            }
+        }
         for arg in other.args {
             match self.args.iter_mut().find(|mine| mine.path == arg.path) {
                 Some(mine) if arg.source.rank() >= mine.source.rank() => *mine = arg,

@@ -2,6 +2,7 @@ use std::fmt::{self, Write as _};
 
 use serde::Serialize;
 
+use crate::catalog::ToolCatalog;
 use crate::event::{EventKind, OnError};
 use crate::matcher::Relevance;
 use crate::registry::table::{Origin, Shape, Tables};
@@ -44,6 +45,10 @@ pub struct ToolHooks {
     pub tool: String,
     /// Each hook that may run on its calls, in dispatch order.
     pub hooks: Vec<ToolHook>,
+    /// Warnings about how the tool is described (hidden instructions,
+    /// invisible characters): [`ToolFacts::flags`](crate::ToolFacts::flags).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
 }
 
 /// One hook on one tool.
@@ -92,7 +97,12 @@ pub struct HookInfo {
 }
 
 impl Description {
-    pub(crate) fn of(tables: &Tables, tools: &[String], skipped: &[String]) -> Self {
+    pub(crate) fn of(
+        tables: &Tables,
+        tools: &[String],
+        catalog: &ToolCatalog,
+        skipped: &[String],
+    ) -> Self {
         let hooks = tables
             .metas()
             .map(|(event, meta)| HookInfo {
@@ -132,6 +142,10 @@ impl Description {
                         })
                     })
                     .collect(),
+                flags: catalog
+                    .get(tool)
+                    .map(|facts| facts.flags().to_vec())
+                    .unwrap_or_default(),
             })
             .collect();
         Description {
@@ -299,6 +313,9 @@ impl fmt::Display for Description {
                 hooks.join(", ")
             };
             writeln!(f, "tool {}: {hooks}", tool.tool)?;
+            for flag in &tool.flags {
+                writeln!(f, "  flagged: {flag}")?;
+            }
         }
         for skipped in &self.skipped {
             writeln!(f, "skipped {skipped}")?;
@@ -309,7 +326,36 @@ impl fmt::Display for Description {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Hook, Hooks, PreToolUse};
+    use crate::{Hook, Hooks, PreToolUse, ToolFacts};
+
+    #[test]
+    fn a_flagged_tool_is_described_with_its_flags() {
+        let hooks = Hooks::builder()
+            .without_linked()
+            .tools([
+                ToolFacts::new("echo").flag("description: invisible character U+200B"),
+                ToolFacts::new("plain"),
+            ])
+            .tool_facts([ToolFacts::new("echo").flag("title: instruction-like text")])
+            .build()
+            .unwrap();
+        let description = hooks.describe();
+        assert_eq!(
+            description.tools()[0].flags,
+            [
+                "description: invisible character U+200B",
+                "title: instruction-like text"
+            ]
+        );
+        assert!(description.tools()[1].flags.is_empty());
+        let text = description.to_string();
+        assert!(
+            text.contains(
+                "tool echo: no hooks\n  flagged: description: invisible character U+200B\n"
+            ),
+            "{text}"
+        );
+    }
 
     #[test]
     fn skipped_entries_are_listed_after_the_hooks_and_not_in_json() {

@@ -59,7 +59,12 @@ pub(crate) struct Inner {
 impl Hooks {
     /// Lists the hooks of this dispatcher, in dispatch order.
     pub fn describe(&self) -> Description {
-        Description::of(&self.inner.tables, &self.inner.tools, &self.inner.skipped)
+        Description::of(
+            &self.inner.tables,
+            &self.inner.tools,
+            &self.inner.catalog,
+            &self.inner.skipped,
+        )
     }
 
     /// What this dispatcher knows about its tools.

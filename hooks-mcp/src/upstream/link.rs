@@ -6,15 +6,15 @@
 //! with a tool error saying so, instead of waiting for their timeout.
 //!
 //! A call in flight when the upstream exits fails (it is not sent again: it
-//! may have done its work). The tools listed are those of the first start: a
-//! restarted upstream offering other tools is logged, and its new tools are
-//! not offered until the gateway restarts.
+//! may have done its work). The tools offered are those of the first start,
+//! checked against their pins again: a tool whose definition changed across
+//! the restart is hidden until accepted, and a new tool is not offered until
+//! the gateway restarts.
 
 use std::process::ExitStatus;
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
-use rmcp::model::Tool;
 use rmcp::service::{Peer, RunningService};
 use rmcp::{RoleClient, ServiceExt};
 use tokio::io::BufReader;
@@ -25,6 +25,7 @@ use tokio::time::Instant;
 use super::line_limit::{self, MAX_MESSAGE_BYTES};
 use super::ordered::Ordered;
 use crate::forward::{Forwarder, InFlight};
+use crate::pins::watch::ToolWatch;
 
 /// How an upstream is reached, again when needed.
 #[derive(Clone, Debug)]
@@ -46,8 +47,9 @@ pub(crate) async fn connect(
     name: &str,
     recipe: &Recipe,
     in_flight: &Arc<InFlight>,
+    tool_watch: &Arc<ToolWatch>,
 ) -> Result<Connected, String> {
-    let forwarder = Forwarder(Arc::clone(in_flight));
+    let forwarder = Forwarder(Arc::clone(in_flight), Arc::clone(tool_watch));
     match recipe {
         Recipe::Command(command) => {
             let (program, args) = command
@@ -189,11 +191,11 @@ pub(crate) fn supervise(
     link: Arc<Link>,
     recipe: Recipe,
     in_flight: Arc<InFlight>,
-    tools: Vec<Tool>,
+    tool_watch: Arc<ToolWatch>,
     connected: Connected,
 ) -> Supervisor {
     Supervisor(tokio::spawn(keep_up(
-        link, recipe, in_flight, tools, connected,
+        link, recipe, in_flight, tool_watch, connected,
     )))
 }
 
@@ -210,7 +212,7 @@ async fn keep_up(
     link: Arc<Link>,
     recipe: Recipe,
     in_flight: Arc<InFlight>,
-    tools: Vec<Tool>,
+    tool_watch: Arc<ToolWatch>,
     mut connected: Connected,
 ) {
     let name = link.name.clone();
@@ -235,21 +237,15 @@ async fn keep_up(
                 delay.as_secs_f64()
             )));
             tokio::time::sleep(delay).await;
-            match connect(&name, &recipe, &in_flight).await {
+            match connect(&name, &recipe, &in_flight, &tool_watch).await {
                 Ok(connected) => break connected,
                 Err(error) => why = format!("it could not be started again: {error}"),
             }
         };
-        match connected.service.list_all_tools().await {
-            Ok(now) if now != tools => tracing::warn!(
-                upstream = %name,
-                "started again with other tools than at first; the gateway offers the first ones until it restarts"
-            ),
-            Ok(_) => {}
-            Err(error) => {
-                tracing::warn!(upstream = %name, %error, "started again but could not list its tools");
-            }
-        }
+        // Its tools are checked against their pins again, as when it says
+        // its list changed: a server that comes back with other definitions
+        // has them hidden until accepted.
+        tool_watch.changed(connected.service.peer()).await;
         tracing::info!(upstream = %name, "started again");
         link.set(State::Up(connected.service.peer().clone()));
     }
