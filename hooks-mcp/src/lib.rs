@@ -59,15 +59,18 @@
 //! ```
 
 mod approval;
+pub mod auth;
 mod caller;
 mod forward;
 mod gateway;
 mod http;
+pub mod identity;
 mod result;
 mod stdio;
 mod upstream;
 
 pub use approval::ClientApprovals;
+pub use auth::{HttpAuth, Principal, Tokens};
 pub use caller::UpstreamCaller;
 pub use gateway::{FILTER_HOOK, GROUP, Gateway, NAMESPACE_SEPARATOR, prepare, tool_facts};
 pub use http::{HttpServer, MCP_PATH, http_service, serve_http};
