@@ -16,7 +16,8 @@
 //!   (`pre_model_request`), and a tool the filter hides cannot be called by
 //!   name either (refused by [`FILTER_HOOK`], so the refusal is audited);
 //! - an MCP connection is a `Session`, with the client's name as its agent
-//!   (over Streamable HTTP, each MCP session is one);
+//!   (over Streamable HTTP, each MCP session is one, and the holder of the
+//!   request's bearer token is its user: [`auth`], [`identity`]);
 //! - a hook's `Ask` is put to the person through the client (MCP
 //!   elicitation) when it can, otherwise to the configured approver (the
 //!   approval store, answered with `hooks-approve`).

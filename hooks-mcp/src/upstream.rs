@@ -6,8 +6,10 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
-use rmcp::service::{ClientInitializeError, Peer, RunningService};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ProtocolVersion, Tool};
+use rmcp::service::{
+    ClientInitializeError, ClientLifecycleMode, ClientServiceExt, Peer, RunningService,
+};
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
@@ -84,11 +86,23 @@ impl Upstream {
     /// Reaches the MCP server whose Streamable HTTP endpoint is `url`
     /// (`http://127.0.0.1:8000/mcp`), and lists its tools. Should the server
     /// forget the session (a restart), rmcp's client opens a new one.
+    ///
+    /// It is asked first in the stateless revision 2026-07-28
+    /// (`server/discover`, each request carrying its own `_meta`); a server
+    /// that answers as an older one (or not within 10 seconds) is spoken to
+    /// in the handshake of the revisions before.
     pub async fn connect_http(name: impl Into<String>, url: &str) -> Result<Self, UpstreamError> {
         let name = name.into();
         let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
         let in_flight = Arc::new(InFlight::default());
-        let client = match Forwarder(Arc::clone(&in_flight)).serve(transport).await {
+        let lifecycle = ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: None,
+        };
+        let client = match Forwarder(Arc::clone(&in_flight))
+            .serve_with_lifecycle(transport, lifecycle)
+            .await
+        {
             Ok(client) => client,
             Err(error) => {
                 // The transport's own error, not the layers of types wrapped around it.

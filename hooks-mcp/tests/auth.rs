@@ -434,3 +434,56 @@ async fn stateless_clients_are_served_one_hooks_session_per_principal_and_client
         "{records:#?}"
     );
 }
+
+/// The gateway speaks the stateless revision to an HTTP upstream that does:
+/// a gateway served over HTTP (in this process, in front of
+/// `mcp-server-time`) is the upstream of another, and sees its requests
+/// arrive as 2026-07-28 ones.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_that_speaks_2026_07_28_is_spoken_to_in_it() {
+    use hooks_core::{Decision, Hook, Hooks, PreToolUse};
+    use std::sync::{Arc, Mutex};
+
+    let time = hooks_mcp::Upstream::spawn("time", &server_command("mcp-server-time"))
+        .await
+        .unwrap();
+    let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
+    let record = Arc::clone(&seen);
+    let upstreams = vec![time];
+    let hooks = hooks_mcp::prepare(Hooks::builder().without_linked(), &upstreams)
+        .unwrap()
+        .hook(Hook::new("record", move |ctx: &mut PreToolUse| {
+            let protocol = ctx.session().metadata_value("mcp.protocol").cloned();
+            record.lock().unwrap().push(protocol.unwrap_or(Value::Null));
+            Decision::Continue
+        }))
+        .build()
+        .unwrap();
+    let far = hooks_mcp::HttpServer::bind(
+        hooks_mcp::Gateway::new(hooks, upstreams).unwrap(),
+        "127.0.0.1:0".parse().unwrap(),
+    )
+    .await
+    .unwrap();
+    let url = far.url();
+    tokio::spawn(far.serve());
+
+    let near = vec![
+        hooks_mcp::Upstream::connect_http("far", &url)
+            .await
+            .unwrap(),
+    ];
+    let hooks = hooks_mcp::prepare(Hooks::builder().without_linked(), &near)
+        .unwrap()
+        .build()
+        .unwrap();
+    let client = support::connect(hooks_mcp::Gateway::new(hooks, near).unwrap()).await;
+    let answer = support::call(&client, "get_current_time", json!({"timezone": "UTC"})).await;
+    assert_ne!(answer.is_error, Some(true), "{answer:?}");
+    assert!(
+        support::text(&answer).contains("\"timezone\""),
+        "{answer:?}"
+    );
+    client.cancel().await.unwrap();
+    assert_eq!(*seen.lock().unwrap(), [json!("2026-07-28")]);
+}
