@@ -487,3 +487,96 @@ async fn an_upstream_that_speaks_2026_07_28_is_spoken_to_in_it() {
     client.cancel().await.unwrap();
     assert_eq!(*seen.lock().unwrap(), [json!("2026-07-28")]);
 }
+
+/// A 2026-07-28 request as `token`'s holder, with `key` as its conversation.
+async fn stateless_call(url: &str, token: &str, key: Option<&str>) -> Value {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    if let Some(key) = key {
+        meta["hooks-mcp/session"] = json!(key);
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "get_current_time", "arguments": {"timezone": "UTC"}, "_meta": meta}});
+    let response = reqwest::Client::new()
+        .post(url)
+        .bearer_auth(token)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "tools/call")
+        .header("Mcp-Name", "get_current_time")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    let text = response.text().await.unwrap();
+    assert_eq!(status, 200, "{text}");
+    // One SSE event (or a JSON body) carrying the answer.
+    let json = text
+        .lines()
+        .find_map(|line| line.strip_prefix("data:"))
+        .unwrap_or(&text);
+    serde_json::from_str(json.trim()).unwrap_or_else(|error| panic!("{error}: {text}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stateless_conversation_key_keeps_sessions_apart_but_never_crosses_principals() {
+    let dir = Scratch::new("hooks-mcp-auth");
+    let tokens = token_file(&dir);
+    let audit = dir.path().join("audit.jsonl");
+    let gateway = start(
+        &dir,
+        &budget_config(&audit),
+        &["--tokens", tokens.to_str().unwrap()],
+    );
+    for (token, key) in [
+        (ALICE, Some("chat-1")),
+        (ALICE, Some("chat-1")),
+        (ALICE, Some("chat-2")),
+        (ALICE, None),
+        // Bob sends alice's key.
+        (BOB, Some("chat-1")),
+    ] {
+        let answer = stateless_call(&gateway.url, token, key).await;
+        assert!(answer["result"]["content"].is_array(), "{answer}");
+    }
+    let records = audit_records(&audit);
+    let sessions: Vec<&str> = records
+        .iter()
+        .map(|r| r["session"].as_str().unwrap())
+        .collect();
+    assert_eq!(sessions.len(), 5, "{records:#?}");
+    assert_eq!(sessions[0], sessions[1], "one conversation, one session");
+    for (a, b) in [(1, 2), (1, 3), (2, 3), (1, 4)] {
+        assert_ne!(sessions[a], sessions[b], "{a} and {b}: {records:#?}");
+    }
+    assert_eq!(records[4]["user"], "bob");
+}
+
+/// The library refuses what the binary's flags refuse: no authentication on
+/// an address others can reach.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_library_serves_without_authentication_only_on_loopback() {
+    let time = hooks_mcp::Upstream::spawn("time", &server_command("mcp-server-time"))
+        .await
+        .unwrap();
+    let upstreams = vec![time];
+    let hooks = hooks_mcp::prepare(hooks_core::Hooks::builder().without_linked(), &upstreams)
+        .unwrap()
+        .build()
+        .unwrap();
+    let gateway = hooks_mcp::Gateway::new(hooks, upstreams).unwrap();
+    let server = hooks_mcp::HttpServer::bind(gateway, "0.0.0.0:0".parse().unwrap())
+        .await
+        .unwrap();
+    let error = server.serve().await.unwrap_err();
+    assert_eq!(error.kind(), std::io::ErrorKind::PermissionDenied);
+    assert!(
+        error.to_string().contains("without authentication"),
+        "{error}"
+    );
+}
