@@ -233,12 +233,17 @@ impl HttpAuth {
         self
     }
 
-    /// The resource's URL, as configured or from the request's `Host`.
+    /// The resource's URL, as configured or from the request's `Host` (a
+    /// host name, address and port only: nothing that could end the quoted
+    /// challenge or add a path).
     fn resource_url(&self, headers: &HeaderMap) -> String {
         self.resource.clone().unwrap_or_else(|| {
+            let plain =
+                |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']');
             let host = headers
                 .get(header::HOST)
                 .and_then(|host| host.to_str().ok())
+                .filter(|host| !host.is_empty() && host.chars().all(plain))
                 .unwrap_or("localhost");
             format!("http://{host}{}", crate::MCP_PATH)
         })
@@ -464,6 +469,25 @@ mod tests {
         assert!(refused(&format!("alice {ALICE}\nalice {BOB}")).contains("two tokens"));
         assert!(refused(&format!("alice {ALICE}\nbob {ALICE}")).contains("same token"));
         assert!(refused(&format!("al/ice {ALICE}")).contains("not a principal's name"));
+    }
+
+    #[test]
+    fn a_host_that_is_not_a_plain_authority_is_not_echoed() {
+        let auth = HttpAuth::bearer(Tokens::new([("alice", ALICE)]).unwrap());
+        let with_host = |host: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::HOST, HeaderValue::from_str(host).unwrap());
+            auth.resource_url(&headers)
+        };
+        assert_eq!(with_host("127.0.0.1:8080"), "http://127.0.0.1:8080/mcp");
+        assert_eq!(with_host("[::1]:80"), "http://[::1]:80/mcp");
+        assert_eq!(with_host("a\", error=\"x"), "http://localhost/mcp");
+        assert_eq!(with_host("evil.example/x?"), "http://localhost/mcp");
+        let configured = auth.resource("https://mcp.example/mcp/");
+        assert_eq!(
+            configured.resource_url(&HeaderMap::new()),
+            "https://mcp.example/mcp"
+        );
     }
 
     #[test]
