@@ -33,7 +33,9 @@ pub const MCP_PATH: &str = "/mcp";
 ///
 /// It authenticates nobody: put it behind your own authentication, which
 /// sets the caller's [`Principal`](crate::Principal) in each request's
-/// extensions, or use [`HttpServer::authenticate`].
+/// extensions (the session's user), and refuses a request naming an MCP
+/// session another principal opened; or use [`HttpServer::authenticate`],
+/// which does both.
 pub fn http_service(
     gateway: Gateway,
     config: StreamableHttpServerConfig,

@@ -305,8 +305,11 @@ async fn run(invocation: Invocation) -> Result<(), String> {
     let mut server = hooks_mcp::HttpServer::bind(gateway, address)
         .await
         .map_err(|error| format!("cannot listen on {address}: {error}"))?;
-    if let Some(auth) = auth {
-        server = server.authenticate(auth);
+    match auth {
+        Some(auth) => server = server.authenticate(auth),
+        None => eprintln!(
+            "hooks-mcp: --no-auth: anyone who can reach {address} (every user of this machine) can call every tool"
+        ),
     }
     // One whole line, for whoever started the gateway on port 0 to read the port off.
     eprintln!("hooks-mcp: listening on {}", server.url());
