@@ -12,8 +12,9 @@
 //!   the session's agent; [`CLIENT_VERSION`] (`mcp.client_version`) its version;
 //! - [`PROTOCOL`] (`mcp.protocol`): the MCP revision the client speaks.
 //!
-//! The revision 2026-07-28 has no sessions: each request stands alone. Its
-//! requests are put in one hooks session per principal and client name, or,
+//! The revision 2026-07-28 has no sessions: over HTTP each request stands
+//! alone (over stdio the connection is still one session). Its requests over
+//! HTTP are put in one hooks session per principal and client name, or,
 //! when a request carries [`SESSION_META`] (`hooks-mcp/session`) in its
 //! `_meta`, per principal, client name and that key: a client keeps its
 //! conversations apart by sending one. The hooks session's id is a digest of
@@ -80,13 +81,18 @@ impl Identity {
     }
 
     /// Whether the request is of the stateless revision (2026-07-28 or
-    /// later): it carries its protocol version in its own `_meta`, and has no
-    /// MCP session to be one hooks session with.
+    /// later) over HTTP: it carries its protocol version in its own `_meta`,
+    /// and has no connection or MCP session to be one hooks session with.
+    /// (Over stdio the connection is the session, whatever the revision.)
     pub(crate) fn stateless(context: &RequestContext<RoleServer>) -> bool {
         context
-            .meta
-            .protocol_version()
-            .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .is_some()
+            && context
+                .meta
+                .protocol_version()
+                .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
     }
 
     /// The hooks session id of a stateless request: a digest of who calls

@@ -580,3 +580,63 @@ async fn the_library_serves_without_authentication_only_on_loopback() {
         "{error}"
     );
 }
+
+/// Over stdio (here, a duplex pipe) a 2026-07-28 client's connection is its
+/// session: two connections of clients of the same name are two sessions,
+/// and one connection's requests are one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_a_connection_a_stateless_client_is_one_session_of_its_own() {
+    use hooks_core::{Decision, Hook, Hooks, PreToolUse};
+    use rmcp::ServiceExt;
+    use std::sync::{Arc, Mutex};
+
+    let time = hooks_mcp::Upstream::spawn("time", &server_command("mcp-server-time"))
+        .await
+        .unwrap();
+    let seen: Arc<Mutex<Vec<(String, Value)>>> = Arc::default();
+    let record = Arc::clone(&seen);
+    let upstreams = vec![time];
+    let hooks = hooks_mcp::prepare(Hooks::builder().without_linked(), &upstreams)
+        .unwrap()
+        .hook(Hook::new("record", move |ctx: &mut PreToolUse| {
+            let session = ctx.session();
+            let protocol = session.metadata_value("mcp.protocol").cloned();
+            record
+                .lock()
+                .unwrap()
+                .push((session.id().to_owned(), protocol.unwrap_or(Value::Null)));
+            Decision::Continue
+        }))
+        .build()
+        .unwrap();
+    let gateway = hooks_mcp::Gateway::new(hooks, upstreams).unwrap();
+    let mut clients = Vec::new();
+    for _ in 0..2 {
+        let (client_io, server_io) = tokio::io::duplex(1 << 16);
+        let connection = gateway.connection();
+        tokio::spawn(async move {
+            if let Ok(running) = Box::pin(connection.serve(server_io)).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let info = ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("same-name", "1.0"),
+        );
+        clients.push(
+            info.serve_with_lifecycle(client_io, modern())
+                .await
+                .unwrap(),
+        );
+    }
+    for client in [&clients[0], &clients[0], &clients[1]] {
+        assert!(!now(client).await.0);
+    }
+    let seen = seen.lock().unwrap().clone();
+    assert!(
+        seen.iter().all(|(_, protocol)| protocol == "2026-07-28"),
+        "{seen:?}"
+    );
+    assert_eq!(seen[0].0, seen[1].0, "{seen:?}");
+    assert_ne!(seen[1].0, seen[2].0, "{seen:?}");
+}
