@@ -19,6 +19,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use crate::approval::ClientApprovals;
+use crate::identity::Identity;
 use crate::pins::{self, Pins};
 use crate::result;
 use crate::upstream::Upstream;
@@ -270,23 +271,29 @@ impl Gateway {
         &self.shared.hooks
     }
 
-    /// This connection's session: one per MCP connection, its agent the
-    /// client's name (as it said in the handshake).
+    /// This connection's session: one per MCP connection (per principal,
+    /// client and conversation for the stateless revision: see
+    /// [`identity`](crate::identity)), its user the authenticated principal,
+    /// its agent the client's name.
     fn session(&self, context: &RequestContext<RoleServer>) -> &Session {
         self.session.session.get_or_init(|| {
-            let client = context
-                .peer
-                .peer_info()
-                .map(|info| info.client_info.name.clone())
-                .filter(|name| !name.is_empty())
-                .unwrap_or_else(|| "mcp-client".to_owned());
-            let id = format!(
-                "mcp-{}-{}",
-                std::process::id(),
-                CONNECTIONS.fetch_add(1, Ordering::Relaxed)
-            );
-            let session = Session::new(id).with_agent(client);
-            if let Some(approvals) = &self.approvals {
+            let identity = Identity::of(context);
+            let stateless = Identity::stateless(context);
+            let id = if stateless {
+                identity.stateless_session_id()
+            } else {
+                format!(
+                    "mcp-{}-{}",
+                    std::process::id(),
+                    CONNECTIONS.fetch_add(1, Ordering::Relaxed)
+                )
+            };
+            let session = identity.apply(Session::new(id));
+            // A stateless request cannot be asked anything (and its session
+            // is shared): its approvals go to the configured approver.
+            if let Some(approvals) = &self.approvals
+                && !stateless
+            {
                 approvals.0.insert(session.id(), context.peer.clone());
                 // Forgotten when the connection's last handle drops.
                 let _ = self.session.registered.set(approvals.clone());

@@ -20,7 +20,8 @@
 //!   (`hooks-mcp pins accept`), and definitions carrying hidden
 //!   instructions are flagged in `describe()` and the audit log ([`pins`]);
 //! - an MCP connection is a `Session`, with the client's name as its agent
-//!   (over Streamable HTTP, each MCP session is one);
+//!   (over Streamable HTTP, each MCP session is one, and the holder of the
+//!   request's bearer token is its user: [`auth`], [`identity`]);
 //! - a hook's `Ask` is put to the person through the client (MCP
 //!   elicitation) when it can, otherwise to the configured approver (the
 //!   approval store, answered with `hooks-approve`).
@@ -65,16 +66,19 @@
 //! ```
 
 mod approval;
+pub mod auth;
 mod caller;
 mod forward;
 mod gateway;
 mod http;
+pub mod identity;
 pub mod pins;
 mod result;
 mod stdio;
 mod upstream;
 
 pub use approval::ClientApprovals;
+pub use auth::{HttpAuth, Principal, Tokens};
 pub use caller::UpstreamCaller;
 pub use gateway::{FILTER_HOOK, GROUP, Gateway, NAMESPACE_SEPARATOR, prepare, tool_facts};
 pub use http::{HttpServer, MCP_PATH, http_service, serve_http};

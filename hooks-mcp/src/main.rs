@@ -5,8 +5,8 @@
 //! file's.
 //!
 //! ```text
-//! hooks-mcp [--config hooks.toml] [--http ADDR] [--name NAME] [--timeout SECONDS] [--trust-annotations]
-//!           [--upstream-url URL | -- <server command> [args...]]
+//! hooks-mcp [--config hooks.toml] [--http ADDR (--tokens FILE | --no-auth)] [--name NAME]
+//!           [--timeout SECONDS] [--trust-annotations] [--upstream-url URL | -- <server command> [args...]]
 //! ```
 //!
 //! The upstream servers are the command after `--` (or the server at
@@ -30,7 +30,7 @@ use hooks_mcp::{ClientApprovals, Gateway, PinMode, Pins, Upstream};
 
 hooks_core::link!(hooks_std);
 
-const USAGE: &str = "usage: hooks-mcp [--config FILE] [--http ADDR] [--name NAME] [--timeout SECONDS] [--trust-annotations] [--state-dir DIR] [--pins trust|strict] [--hide-flagged] [--upstream-url URL | -- <server command> [args...]]
+const USAGE: &str = "usage: hooks-mcp [--config FILE] [--http ADDR (--tokens FILE | --no-auth)] [--name NAME] [--timeout SECONDS] [--trust-annotations] [--state-dir DIR] [--pins trust|strict] [--hide-flagged] [--upstream-url URL | -- <server command> [args...]]
        hooks-mcp pins list|accept [TOOL...]|diff TOOL [--state-dir DIR]";
 
 const HELP: &str = "\
@@ -47,6 +47,21 @@ options:
                       each MCP session a session of its own (ADDR: 127.0.0.1:8080, or a
                       port alone for 127.0.0.1; port 0 picks a free one); the address is
                       printed to stderr: `hooks-mcp: listening on http://127.0.0.1:8080/mcp`
+  --tokens FILE       with --http: every request must carry `Authorization: Bearer TOKEN`
+                      with a token of FILE (one `NAME TOKEN` a line, `#` comments; tokens
+                      from `openssl rand -hex 32`; the file must be `chmod 600`); NAME is
+                      the session's user, for rate limits, approvals and the audit log.
+                      Missing or wrong: 401, pointing to the metadata at
+                      /.well-known/oauth-protected-resource
+  --authorization-server URL
+                      with --tokens: an OAuth authorization server that issues the tokens,
+                      named in the protected-resource metadata (repeatable); tokens are
+                      still checked against FILE only
+  --resource-url URL  with --tokens: the URL clients reach the endpoint at (behind a TLS
+                      proxy: https://mcp.example/mcp), for the metadata (default: from
+                      the request's Host)
+  --no-auth           with --http on a loopback address only: no authentication, for
+                      development (anyone on this machine can call every tool)
   --upstream-url URL  the upstream is the MCP server at URL (Streamable HTTP), instead of
                       a command after `--`
   --name NAME         the upstream's name, for logs and errors (default: the program's
@@ -79,6 +94,12 @@ struct Invocation {
     config: Option<String>,
     /// Serve over Streamable HTTP on this address, rather than stdio.
     http: Option<SocketAddr>,
+    /// The bearer tokens HTTP clients must present.
+    tokens: Option<String>,
+    authorization_servers: Vec<String>,
+    resource_url: Option<String>,
+    /// HTTP on loopback without authentication, asked for explicitly.
+    no_auth: bool,
     name: Option<String>,
     timeout: Duration,
     trust_annotations: bool,
@@ -95,6 +116,10 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Invocation>, S
     let mut invocation = Invocation {
         config: None,
         http: None,
+        tokens: None,
+        authorization_servers: Vec::new(),
+        resource_url: None,
+        no_auth: false,
         name: None,
         timeout: hooks_mcp::DEFAULT_CALL_TIMEOUT,
         trust_annotations: false,
@@ -110,6 +135,10 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Invocation>, S
             "-h" | "--help" => return Ok(None),
             "--config" => invocation.config = Some(value("a file")?),
             "--http" => invocation.http = Some(http_address(&value("an address")?)?),
+            "--tokens" => invocation.tokens = Some(value("a file")?),
+            "--authorization-server" => invocation.authorization_servers.push(value("a URL")?),
+            "--resource-url" => invocation.resource_url = Some(value("a URL")?),
+            "--no-auth" => invocation.no_auth = true,
             "--upstream-url" => invocation.url = Some(value("a URL")?),
             "--name" => invocation.name = Some(value("a name")?),
             "--trust-annotations" => invocation.trust_annotations = true,
@@ -150,10 +179,46 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Invocation>, S
                 .to_owned(),
         );
     }
+    check_auth(&invocation)?;
     if invocation.command.is_empty() && invocation.url.is_none() && invocation.config.is_none() {
         return Err("no upstream server: give its command after `--`, `--upstream-url`, or `[[upstream]]` in a `--config` file".to_owned());
     }
     Ok(Some(invocation))
+}
+
+/// Over HTTP, authentication is asked for or refused explicitly: `--tokens`,
+/// or `--no-auth` on loopback; the other auth flags only with `--tokens`.
+fn check_auth(invocation: &Invocation) -> Result<(), String> {
+    let Some(address) = invocation.http else {
+        if invocation.tokens.is_some()
+            || invocation.no_auth
+            || !invocation.authorization_servers.is_empty()
+            || invocation.resource_url.is_some()
+        {
+            return Err("`--tokens`, `--no-auth`, `--authorization-server` and `--resource-url` are for `--http`".to_owned());
+        }
+        return Ok(());
+    };
+    if invocation.tokens.is_none()
+        && (!invocation.authorization_servers.is_empty() || invocation.resource_url.is_some())
+    {
+        return Err(
+            "`--authorization-server` and `--resource-url` describe `--tokens`: give it too"
+                .to_owned(),
+        );
+    }
+    match (&invocation.tokens, invocation.no_auth) {
+        (Some(_), true) => Err("`--tokens` and `--no-auth` contradict each other".to_owned()),
+        (None, false) => Err(format!(
+            "`--http {address}` needs authentication: `--tokens FILE` (one `NAME TOKEN` a line), \
+             or `--no-auth` on a loopback address for development"
+        )),
+        (None, true) if !address.ip().is_loopback() => Err(format!(
+            "`--no-auth` serves only a loopback address (127.0.0.1, ::1), not {address}: \
+             anyone who can reach it could call every tool; use `--tokens FILE`"
+        )),
+        _ => Ok(()),
+    }
 }
 
 fn main() -> ExitCode {
@@ -201,6 +266,20 @@ fn main() -> ExitCode {
 }
 
 async fn run(invocation: Invocation) -> Result<(), String> {
+    // Before any upstream starts: a bad token file is a start-up error.
+    let auth = match &invocation.tokens {
+        Some(path) => {
+            let mut auth = hooks_mcp::HttpAuth::bearer(hooks_mcp::Tokens::load(path)?);
+            for server in &invocation.authorization_servers {
+                auth = auth.authorization_server(server.clone());
+            }
+            if let Some(url) = &invocation.resource_url {
+                auth = auth.resource(url.clone());
+            }
+            Some(auth)
+        }
+        None => None,
+    };
     let config = match &invocation.config {
         Some(path) => Some(hooks_config::load(path).map_err(|error| error.to_string())?),
         None => None,
@@ -276,9 +355,15 @@ async fn run(invocation: Invocation) -> Result<(), String> {
             .await
             .map_err(|error| format!("the client connection failed: {error}"));
     };
-    let server = hooks_mcp::HttpServer::bind(gateway, address)
+    let mut server = hooks_mcp::HttpServer::bind(gateway, address)
         .await
         .map_err(|error| format!("cannot listen on {address}: {error}"))?;
+    match auth {
+        Some(auth) => server = server.authenticate(auth),
+        None => eprintln!(
+            "hooks-mcp: --no-auth: anyone who can reach {address} (every user of this machine) can call every tool"
+        ),
+    }
     // One whole line, for whoever started the gateway on port 0 to read the port off.
     eprintln!("hooks-mcp: listening on {}", server.url());
     server

@@ -81,6 +81,11 @@ impl Upstream {
     /// Reaches the MCP server whose Streamable HTTP endpoint is `url`
     /// (`http://127.0.0.1:8000/mcp`), and lists its tools. Should the server
     /// forget the session (a restart), rmcp's client opens a new one.
+    ///
+    /// It is asked first in the stateless revision 2026-07-28
+    /// (`server/discover`, each request carrying its own `_meta`); a server
+    /// that answers as an older one (or not within 10 seconds) is spoken to
+    /// in the handshake of the revisions before.
     pub async fn connect_http(name: impl Into<String>, url: &str) -> Result<Self, UpstreamError> {
         Self::start(name.into(), Recipe::Url(url.to_owned())).await
     }

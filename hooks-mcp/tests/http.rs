@@ -166,14 +166,14 @@ fn stderr(process: &Process) -> &Lines {
     &process.stderr
 }
 
-/// `hooks-mcp --http 127.0.0.1:0` with `config` (and `upstream` after `--`,
-/// if any), and the endpoint it printed.
+/// `hooks-mcp --http 127.0.0.1:0 --no-auth` with `config` (and `upstream`
+/// after `--`, if any), and the endpoint it printed (tokens: `tests/auth.rs`).
 fn gateway_over_http(config: &str, upstream: &[String]) -> (Process, String) {
     let path = scratch("hooks.toml");
     std::fs::write(&path, config).unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_hooks-mcp"));
     command
-        .args(["--http", "127.0.0.1:0", "--config"])
+        .args(["--http", "127.0.0.1:0", "--no-auth", "--config"])
         .arg(&path);
     if !upstream.is_empty() {
         command.arg("--").args(upstream);

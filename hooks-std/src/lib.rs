@@ -65,6 +65,7 @@ pub mod replay;
 mod sqlite;
 #[cfg(any(feature = "approval", feature = "rate-limit"))]
 mod store;
+pub mod token_strength;
 #[cfg(feature = "truncate")]
 pub mod truncate;
 

@@ -15,7 +15,8 @@ use std::process::ExitStatus;
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
-use rmcp::service::{Peer, RunningService};
+use rmcp::model::ProtocolVersion;
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, Peer, RunningService};
 use rmcp::{RoleClient, ServiceExt};
 use tokio::io::BufReader;
 use tokio::process::{Child, Command};
@@ -94,8 +95,15 @@ pub(crate) async fn connect(
                 rmcp::transport::StreamableHttpClientTransport::from_uri(url.to_owned()),
                 Arc::clone(in_flight),
             );
+            // The stateless revision 2026-07-28 first (`server/discover`,
+            // each request carrying its own `_meta`); a server that answers
+            // as an older one is spoken to in the handshake of the revisions before.
+            let lifecycle = ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                legacy_version: None,
+            };
             let service = forwarder
-                .serve(transport)
+                .serve_with_lifecycle(transport, lifecycle)
                 .await
                 .map_err(|error| super::handshake_error(url, &error))?;
             Ok(Connected {

@@ -2,7 +2,8 @@
 
 Usage: python http_drive.py SCRIPT.json
 
-The script names the server's endpoint (`url`), an optional client name, and
+The script names the server's endpoint (`url`), an optional bearer token
+(`token`, sent as `Authorization: Bearer TOKEN`), an optional client name, and
 `sessions`: a list of step lists, each run in an MCP session of its own, one
 after the other. A step is {"list_tools": true} or {"call": NAME, "arguments":
 {...}}. One JSON object, the transcript, is printed to stdout:
@@ -10,6 +11,7 @@ after the other. A step is {"list_tools": true} or {"call": NAME, "arguments":
 everything else goes to stderr.
 """
 
+import httpx2
 import mcp.types as types
 from mcp import ClientSession, MCPError
 from mcp.client.streamable_http import streamable_http_client
@@ -31,8 +33,10 @@ async def run_step(session, step):
     raise ValueError(f"unknown step {step!r}: expected {{\"list_tools\": true}} or {{\"call\": ...}}")
 
 
-async def run_session(url, client_info, steps):
-    async with streamable_http_client(url) as (read, write):
+async def run_session(url, token, client_info, steps):
+    # The SDK takes headers through the HTTP client it is given.
+    http_client = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) if token else None
+    async with streamable_http_client(url, http_client=http_client) as (read, write):
         async with ClientSession(
             read,
             write,
@@ -49,7 +53,8 @@ async def run_session(url, client_info, steps):
 
 async def run(script):
     client_info = types.Implementation(name=script.get("client_name", "hooks-mcp-http-drive"), version="0.0.0")
-    return {"sessions": [await run_session(script["url"], client_info, steps) for steps in script["sessions"]]}
+    token = script.get("token")
+    return {"sessions": [await run_session(script["url"], token, client_info, steps) for steps in script["sessions"]]}
 
 
 if __name__ == "__main__":

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use axum::http::{HeaderMap, HeaderName, header};
 use sha2::{Digest, Sha256};
 
-use super::strength;
 use super::throttle::{Client, Throttle};
+use crate::token_strength;
 
 /// The session cookie: `HttpOnly`, `SameSite=Strict`.
 pub(super) const COOKIE: &str = "hooks_console_session";
@@ -89,7 +89,7 @@ impl ConsoleAuth {
                         .to_owned(),
                 );
             }
-            strength::check(&token).map_err(|error| format!("`{name}`: {error}"))?;
+            token_strength::check(&token).map_err(|error| format!("`{name}`: {error}"))?;
             if checked.iter().any(|holder| holder.name == name) {
                 return Err(format!(
                     "two console tokens are named `{name}`: give each person their own name"

@@ -40,7 +40,6 @@ mod auth;
 mod page;
 mod shown;
 mod store;
-mod strength;
 mod throttle;
 
 use std::convert::Infallible;

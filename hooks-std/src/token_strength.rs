@@ -1,6 +1,7 @@
-//! How hard a console token is to guess, estimated from the token alone: a
-//! person who picks "aaaaaaaaaaaaaaaa" or a keyboard run is refused at start,
-//! told how to make a good one.
+//! How hard a bearer token (the approval console's, hooks-mcp's over HTTP) is
+//! to guess, estimated from the token alone: a person who picks
+//! "aaaaaaaaaaaaaaaa" or a keyboard run is refused at start, told how to make a
+//! good one. Always built: it needs nothing but `std`.
 //!
 //! The estimate is the smaller of two counts, each generous to real random
 //! tokens and stingy with patterns:
@@ -18,22 +19,27 @@
 use std::collections::HashMap;
 
 /// The least a token must score.
-pub(super) const MIN_BITS: f64 = 100.0;
+pub const MIN_BITS: f64 = 100.0;
 
 /// The estimated strength of `token`, in bits.
-pub(super) fn bits(token: &str) -> f64 {
+pub fn bits(token: &str) -> f64 {
     by_position(token).min(by_frequency(token))
 }
 
 /// Whether `token` is strong enough; if not, why and how to make one.
-pub(super) fn check(token: &str) -> Result<(), String> {
+///
+/// # Errors
+///
+/// The token scores under [`MIN_BITS`]: the message says its length, its
+/// kinds of character, its score, and how to make a good one.
+pub fn check(token: &str) -> Result<(), String> {
     let bits = bits(token);
     if bits >= MIN_BITS {
         return Ok(());
     }
     let length = token.chars().count();
     if length == 0 {
-        return Err("the console token is empty; make one with `openssl rand -hex 32`".to_owned());
+        return Err("the token is empty; make one with `openssl rand -hex 32`".to_owned());
     }
     let kinds = kinds(token);
     let count = match kinds.len() {
@@ -41,7 +47,7 @@ pub(super) fn check(token: &str) -> Result<(), String> {
         n => format!("{n} kinds"),
     };
     Err(format!(
-        "the console token is too easy to guess: {length} characters of {count} ({}), \
+        "the token is too easy to guess: {length} characters of {count} ({}), \
          about {bits:.0} bits by its own characters (repeats, runs and repeated \
          stretches count for nothing), and it needs {MIN_BITS:.0}; make one with \
          `openssl rand -hex 32` (or `head -c 32 /dev/urandom | base64`)",
