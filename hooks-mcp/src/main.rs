@@ -295,48 +295,7 @@ async fn run(invocation: Invocation) -> Result<(), String> {
         (Some(config), Some(dir)) => Some(config.state_dir(dir)),
         (config, _) => config,
     };
-    let mut upstreams = Vec::new();
-    if !invocation.command.is_empty() {
-        let name = invocation
-            .name
-            .clone()
-            .unwrap_or_else(|| program_name(&invocation.command[0]));
-        upstreams.push(
-            Upstream::spawn(name, &invocation.command)
-                .await
-                .map_err(|error| error.to_string())?
-                .with_call_timeout(invocation.timeout)
-                .with_trusted_annotations(invocation.trust_annotations),
-        );
-    }
-    if let Some(url) = &invocation.url {
-        let name = invocation.name.clone().unwrap_or_else(|| host_of(url));
-        upstreams.push(
-            Upstream::connect_http(name, url)
-                .await
-                .map_err(|error| error.to_string())?
-                .with_call_timeout(invocation.timeout)
-                .with_trusted_annotations(invocation.trust_annotations),
-        );
-    }
-    for declared in config.iter().flat_map(hooks_config::Config::upstreams) {
-        let upstream = match &declared.url {
-            Some(url) => Upstream::connect_http(declared.name.clone(), url).await,
-            None => Upstream::spawn(declared.name.clone(), &declared.command).await,
-        }
-        .map_err(|error| format!("{}:{}: {error}", declared.file, declared.line))?;
-        upstreams.push(
-            upstream
-                .with_call_timeout(declared.timeout)
-                .with_trusted_annotations(declared.trust_annotations),
-        );
-    }
-    if upstreams.is_empty() {
-        return Err(
-            "no upstream server: the file declares no `[[upstream]]`, and no command follows `--`"
-                .to_owned(),
-        );
-    }
+    let upstreams = start_upstreams(&invocation, config.as_ref()).await?;
     let mut builder = hooks_mcp::prepare(Hooks::builder(), &upstreams)?;
     if let Some(config) = config {
         // Its `mcp_tool` hooks call tools on the upstreams, by their names.
@@ -370,6 +329,57 @@ async fn run(invocation: Invocation) -> Result<(), String> {
         .serve()
         .await
         .map_err(|error| format!("the HTTP server failed: {error}"))
+}
+
+/// The command line's upstream, then the file's `[[upstream]]` ones, started
+/// or reached; at least one.
+async fn start_upstreams(
+    invocation: &Invocation,
+    config: Option<&hooks_config::Config>,
+) -> Result<Vec<Upstream>, String> {
+    let mut upstreams = Vec::new();
+    if !invocation.command.is_empty() {
+        let name = invocation
+            .name
+            .clone()
+            .unwrap_or_else(|| program_name(&invocation.command[0]));
+        upstreams.push(
+            Upstream::spawn(name, &invocation.command)
+                .await
+                .map_err(|error| error.to_string())?
+                .with_call_timeout(invocation.timeout)
+                .with_trusted_annotations(invocation.trust_annotations),
+        );
+    }
+    if let Some(url) = &invocation.url {
+        let name = invocation.name.clone().unwrap_or_else(|| host_of(url));
+        upstreams.push(
+            Upstream::connect_http(name, url)
+                .await
+                .map_err(|error| error.to_string())?
+                .with_call_timeout(invocation.timeout)
+                .with_trusted_annotations(invocation.trust_annotations),
+        );
+    }
+    for declared in config.into_iter().flat_map(hooks_config::Config::upstreams) {
+        let upstream = match &declared.url {
+            Some(url) => Upstream::connect_http(declared.name.clone(), url).await,
+            None => Upstream::spawn(declared.name.clone(), &declared.command).await,
+        }
+        .map_err(|error| format!("{}:{}: {error}", declared.file, declared.line))?;
+        upstreams.push(
+            upstream
+                .with_call_timeout(declared.timeout)
+                .with_trusted_annotations(declared.trust_annotations),
+        );
+    }
+    if upstreams.is_empty() {
+        return Err(
+            "no upstream server: the file declares no `[[upstream]]`, and no command follows `--`"
+                .to_owned(),
+        );
+    }
+    Ok(upstreams)
 }
 
 /// `--http 127.0.0.1:8080`, `--http [::1]:8080`, or `--http 8080` (on 127.0.0.1).
