@@ -15,6 +15,21 @@
 //! - `tools/list` is filtered through the tool-filter hooks
 //!   (`pre_model_request`), and a tool the filter hides cannot be called by
 //!   name either (refused by [`FILTER_HOOK`], so the refusal is audited);
+//! - resources (list, templates, read, subscribe), prompts (list, get) and
+//!   completion are proxied too, capabilities advertised as the upstreams
+//!   offer them; a resource read and a prompt get run through the hooks as
+//!   the calls [`READ_RESOURCE`] (`resources:read`, `{"uri": ..}`) and
+//!   [`GET_PROMPT`]`NAME` (`prompts:get:NAME`, the prompt's arguments), so
+//!   audit, approvals, rate limits and redaction apply to them unchanged;
+//!   MCP defines both as reads, so the read-only guard lets them through;
+//!   the tool-filter hooks hide prompts and resources as they hide tools
+//!   (their dispatch's `params.mcp_method` says which list);
+//! - the upstream's progress reaches the calling client under the client's
+//!   own `progressToken`; a client's `notifications/cancelled` cancels the
+//!   upstream request; the client's roots are given to an upstream that asks
+//!   outside a call when exactly one client is connected (always so over
+//!   stdio; with several HTTP sessions, refused with an error saying so),
+//!   and a client's `notifications/roots/list_changed` is passed on;
 //! - an MCP connection is a `Session`, with the client's name as its agent
 //!   (over Streamable HTTP, each MCP session is one);
 //! - a hook's `Ask` is put to the person through the client (MCP
@@ -63,6 +78,8 @@ mod caller;
 mod forward;
 mod gateway;
 mod http;
+mod primitives;
+mod relay;
 mod result;
 mod stdio;
 mod upstream;
@@ -71,6 +88,7 @@ pub use approval::ClientApprovals;
 pub use caller::UpstreamCaller;
 pub use gateway::{FILTER_HOOK, GROUP, Gateway, NAMESPACE_SEPARATOR, prepare, tool_facts};
 pub use http::{HttpServer, MCP_PATH, http_service, serve_http};
+pub use primitives::{GET_PROMPT, READ_RESOURCE};
 pub use upstream::{DEFAULT_CALL_TIMEOUT, Upstream, UpstreamError};
 
 use rmcp::ServiceExt;

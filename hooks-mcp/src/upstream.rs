@@ -1,12 +1,12 @@
 //! One upstream MCP server, spoken to as an MCP client — a child process
-//! over stdio, or a running server over Streamable HTTP — with the tools it
-//! offered when the gateway started.
+//! over stdio, or a running server over Streamable HTTP — with the tools
+//! and prompts it offered when the gateway started.
 
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
+use rmcp::model::{CallToolRequestParams, CallToolResult, Prompt, ServerCapabilities, Tool};
 use rmcp::service::{ClientInitializeError, Peer, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
@@ -28,6 +28,8 @@ pub struct Upstream {
     /// requests (elicitation, sampling) go to them.
     in_flight: Arc<InFlight>,
     tools: Vec<Tool>,
+    /// Its prompts, listed at start-up like its tools (none if it offers none).
+    prompts: Vec<Prompt>,
     timeout: Duration,
     /// Whether its tools' annotations may open a door (a guard allowing
     /// what they say only reads).
@@ -111,20 +113,30 @@ impl Upstream {
         client: RunningService<RoleClient, Forwarder>,
         in_flight: Arc<InFlight>,
     ) -> Result<Self, UpstreamError> {
-        match client.list_all_tools().await {
-            Ok(tools) => Ok(Upstream {
-                name,
-                client,
-                in_flight,
-                tools,
-                timeout: DEFAULT_CALL_TIMEOUT,
-                trusted: false,
-            }),
-            Err(error) => Err(UpstreamError {
-                upstream: name,
-                message: format!("could not list its tools: {error}"),
-            }),
-        }
+        let tools = match client.list_all_tools().await {
+            Ok(tools) => tools,
+            Err(error) => {
+                return Err(UpstreamError {
+                    upstream: name,
+                    message: format!("could not list its tools: {error}"),
+                });
+            }
+        };
+        let prompts = crate::primitives::list_prompts(&client)
+            .await
+            .map_err(|message| UpstreamError {
+                upstream: name.clone(),
+                message,
+            })?;
+        Ok(Upstream {
+            name,
+            client,
+            in_flight,
+            tools,
+            prompts,
+            timeout: DEFAULT_CALL_TIMEOUT,
+            trusted: false,
+        })
     }
 
     /// Notes that `session`'s client has a call in flight here, until the
@@ -180,6 +192,36 @@ impl Upstream {
     /// The tools it offered at start-up.
     pub fn tools(&self) -> &[Tool] {
         &self.tools
+    }
+
+    /// The prompts it offered at start-up.
+    pub fn prompts(&self) -> &[Prompt] {
+        &self.prompts
+    }
+
+    /// What it said it can do in the handshake (resources, prompts,
+    /// completions, ...); nothing if it said nothing.
+    pub fn capabilities(&self) -> ServerCapabilities {
+        self.client
+            .peer_info()
+            .map(|info| info.capabilities.clone())
+            .unwrap_or_default()
+    }
+
+    /// Its connection, for requests other than tool calls.
+    pub(crate) fn peer(&self) -> &Peer<RoleClient> {
+        self.client.peer()
+    }
+
+    /// The client sessions with a request in flight here, and the routes
+    /// of their progress.
+    pub(crate) fn in_flight(&self) -> &Arc<InFlight> {
+        &self.in_flight
+    }
+
+    /// How long a request may take here.
+    pub(crate) fn timeout(&self) -> Duration {
+        self.timeout
     }
 
     /// Calls `tool` with `args` upstream. A transport failure (the server
