@@ -566,3 +566,81 @@ async fn with_several_upstreams_prompts_are_namespaced_and_reads_go_to_who_liste
         "{seen:?}"
     );
 }
+
+/// The lines the roots server logged, once there are more than `seen`.
+async fn next_roots_line(log: &Path, seen: usize) -> Vec<String> {
+    let lines = tokio::time::timeout(PATIENCE, async {
+        loop {
+            let lines: Vec<String> = std::fs::read_to_string(log)
+                .unwrap_or_default()
+                .lines()
+                .map(str::to_owned)
+                .collect();
+            if lines.len() > seen {
+                return lines;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    lines.unwrap_or_else(|_| {
+        panic!(
+            "waited {PATIENCE:?} for line {} of {}",
+            seen + 1,
+            log.display()
+        )
+    })
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn roots_asked_outside_a_call_come_from_the_only_client_and_are_refused_with_several() {
+    let scratch = Scratch::new("primitives");
+    let log = scratch.path().join("roots.log");
+    let mut server = test_server("roots_server.py");
+    server.push(log.display().to_string());
+    let upstreams = vec![Upstream::spawn("roots", &server).await.unwrap()];
+    let (gateway, _audit) = gateway(upstreams, &scratch, "");
+    // Each connection is what an HTTP session is: `http_service` makes one per session.
+    let first_root = Scratch::new("primitives-first");
+    let first = Recorder::with_root(first_root.path());
+    let first_client = connect(gateway.connection(), first.clone()).await;
+    let lines = next_roots_line(&log, 0).await;
+    assert_eq!(
+        lines[0],
+        format!("roots: file://{}", first_root.path().display()),
+        "{lines:?}"
+    );
+
+    let second_root = Scratch::new("primitives-second");
+    let second = Recorder::with_root(second_root.path());
+    let second_client = connect(gateway.connection(), second.clone()).await;
+    // The second client's arrival makes the upstream ask again: nobody can
+    // tell whose roots it means, so nobody is asked.
+    let lines = next_roots_line(&log, 1).await;
+    assert!(
+        lines[1].starts_with("error: ") && lines[1].contains("several clients are connected"),
+        "{lines:?}"
+    );
+    assert_eq!(second.roots_asked.load(Ordering::SeqCst), 0);
+    assert_eq!(first.roots_asked.load(Ordering::SeqCst), 1);
+
+    // Once the second has gone, the first's roots are given again.
+    second_client.cancel().await.unwrap();
+    let answered = tokio::time::timeout(PATIENCE, async {
+        let mut seen = 2;
+        loop {
+            first_client.notify_roots_list_changed().await.unwrap();
+            let lines = next_roots_line(&log, seen).await;
+            seen = lines.len();
+            if lines[seen - 1].starts_with("roots: ") {
+                return lines[seen - 1].clone();
+            }
+        }
+    })
+    .await
+    .expect("the first client's roots given again once the second left");
+    assert_eq!(
+        answered,
+        format!("roots: file://{}", first_root.path().display())
+    );
+}
