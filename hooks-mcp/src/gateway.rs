@@ -57,7 +57,9 @@ pub(crate) const REFUSED: &str = "hooks_mcp.refused";
 ///
 /// # Errors
 ///
-/// Two tools that would have the same exposed name.
+/// Two tools (or prompts) that would have the same exposed name, or a tool
+/// named like a resource read or a prompt get ([`READ_RESOURCE`](crate::READ_RESOURCE),
+/// [`GET_PROMPT`](crate::GET_PROMPT)): it would borrow their declared facts.
 pub fn prepare(builder: HooksBuilder, upstreams: &[Upstream]) -> Result<HooksBuilder, String> {
     let refuse_hidden = Hook::new(FILTER_HOOK, |ctx: &mut PreToolUse| {
         if let Some(Value::String(reason)) = ctx.session().metadata_value(REFUSED) {
@@ -205,11 +207,14 @@ impl Gateway {
     ///
     /// # Errors
     ///
-    /// Two tools that would have the same exposed name, or a dispatcher
+    /// Two tools (or prompts) that would have the same exposed name, a tool
+    /// named like a resource read or a prompt get, or a dispatcher
     /// without [`FILTER_HOOK`] (not built from [`prepare`], or scoped by
     /// group without [`GROUP`]): a hidden tool's refusal would go unrecorded.
     pub fn new(hooks: Hooks, upstreams: Vec<Upstream>) -> Result<Self, String> {
         let (routes, order) = routes(&upstreams)?;
+        // A tool named like a resource read or a prompt get: refused first.
+        primitives::facts(&upstreams, &order)?;
         if !hooks
             .describe()
             .hooks()
@@ -225,7 +230,6 @@ impl Gateway {
             .iter()
             .map(|name| (name.clone(), hooks.tool(name.clone())))
             .collect();
-        primitives::facts(&upstreams, &order)?;
         let primitives = Primitives::new(&hooks, &upstreams, own_capabilities())?;
         Ok(Gateway {
             shared: Arc::new(Shared {

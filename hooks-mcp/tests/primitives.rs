@@ -644,3 +644,53 @@ async fn roots_asked_outside_a_call_come_from_the_only_client_and_are_refused_wi
         format!("roots: file://{}", first_root.path().display())
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_uri_two_upstreams_list_is_refused_naming_both() {
+    let scratch = Scratch::new("primitives");
+    let upstreams = vec![
+        Upstream::spawn("left", &everything()).await.unwrap(),
+        Upstream::spawn("right", &everything()).await.unwrap(),
+    ];
+    let (gateway, audit) = gateway(upstreams, &scratch, "");
+    let client = connect(gateway, Recorder::default()).await;
+    let uri = "demo://resource/static/document/architecture.md";
+    let refused = client
+        .read_resource(ReadResourceRequestParams::new(uri))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("`left` and `right` both list a resource"),
+        "{refused}"
+    );
+    // Listed by neither side, rather than by one of them.
+    let listed = client.list_all_resources().await.unwrap();
+    assert!(
+        !listed.iter().any(|resource| resource.uri == uri),
+        "{listed:?}"
+    );
+    assert!(
+        decisions(&audit).contains(&("resources:read".to_owned(), "denied".to_owned())),
+        "{:?}",
+        decisions(&audit)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_upstream_tool_named_like_a_resource_read_stops_the_gateway() {
+    let upstreams = vec![
+        Upstream::spawn("colliding", &test_server("colliding_server.py"))
+            .await
+            .unwrap(),
+    ];
+    let problem = hooks_mcp::prepare(Hooks::builder().without_linked(), &upstreams)
+        .err()
+        .expect("prepare refuses the tool");
+    assert!(problem.contains("`resources:read`"), "{problem}");
+    let hooks = Hooks::builder().without_linked().build().unwrap();
+    let problem = Gateway::new(hooks, upstreams)
+        .err()
+        .expect("the gateway refuses the tool");
+    assert!(problem.contains("`resources:read`"), "{problem}");
+}
