@@ -470,6 +470,7 @@ async fn a_config_files_filter_hides_prompts_and_resources_from_lists_and_from_r
     params.arguments = json!({"city": "Paris"}).as_object().cloned();
     let refused = client.get_prompt(params).await.unwrap_err().to_string();
     assert!(refused.contains("not offered to this client"), "{refused}");
+    assert!(refused.contains("-32602"), "{refused}");
     let refused = client
         .read_resource(ReadResourceRequestParams::new(hidden_document))
         .await

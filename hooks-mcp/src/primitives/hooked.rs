@@ -6,7 +6,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::{Value, json};
 
-use crate::gateway::{Gateway, REFUSED};
+use crate::gateway::{FILTER_HOOK, Gateway, REFUSED};
 
 /// Runs `request` (the call `name` with `args`) through the gateway's hooks
 /// for the client of `context`: a refusal is a JSON-RPC error with the
@@ -30,6 +30,11 @@ pub(crate) async fn through_hooks(
     let handle = gateway.primitives().handle(gateway.hooks(), name);
     match handle.run_call(pre, request).await.into_result() {
         Ok(value) => Ok(value),
+        // A name or URI the client may not use is invalid params, as an
+        // unknown one is to a server; another hook's refusal refuses the request.
+        Err(RunError::Denied(denial)) if denial.hook().as_str() == FILTER_HOOK => {
+            Err(McpError::invalid_params(denial.reason().to_owned(), None))
+        }
         Err(RunError::Denied(denial)) => Err(McpError::invalid_request(
             denial.reason().to_owned(),
             Some(json!({"refused_by": denial.hook().as_str()})),
