@@ -23,7 +23,7 @@
 // 2025-11-25 clients speak: forwarding them is the point.
 #![allow(deprecated)]
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
@@ -43,12 +43,27 @@ pub(crate) struct InFlight {
     next: AtomicU64,
     /// The upstream's progress token of each request in flight → the client
     /// that sent it, and the client's own token.
-    progress: Mutex<HashMap<ProgressToken, (Peer<RoleServer>, ProgressToken)>>,
+    progress: Mutex<Progress>,
     /// Every client connected to the gateway, once the gateway is made.
     clients: OnceLock<Arc<Clients>>,
 }
 
-/// A progress route; removed when dropped (the request answered or abandoned).
+/// How many answered requests keep their progress routes. A notification
+/// the upstream sent before its answer may be handled after the answer was
+/// (rmcp handles each notification in a task of its own): it still finds
+/// its client unless this many requests were answered in between. The
+/// upstream's tokens are never reused, so a kept route never misroutes.
+const RETIRED_ROUTES: usize = 256;
+
+/// The progress routes of one upstream: those in flight, and the last
+/// [`RETIRED_ROUTES`] answered.
+#[derive(Default)]
+struct Progress {
+    routes: HashMap<ProgressToken, (Peer<RoleServer>, ProgressToken)>,
+    retired: VecDeque<ProgressToken>,
+}
+
+/// A progress route; retired when dropped (the request answered or abandoned).
 pub(crate) struct Routed {
     set: Arc<InFlight>,
     token: ProgressToken,
@@ -56,7 +71,13 @@ pub(crate) struct Routed {
 
 impl Drop for Routed {
     fn drop(&mut self) {
-        lock(&self.set.progress).remove(&self.token);
+        let mut progress = lock(&self.set.progress);
+        progress.retired.push_back(self.token.clone());
+        if progress.retired.len() > RETIRED_ROUTES
+            && let Some(oldest) = progress.retired.pop_front()
+        {
+            progress.routes.remove(&oldest);
+        }
     }
 }
 
@@ -217,7 +238,9 @@ impl InFlight {
         client: Peer<RoleServer>,
         token: ProgressToken,
     ) -> Routed {
-        lock(&self.progress).insert(upstream.clone(), (client, token));
+        lock(&self.progress)
+            .routes
+            .insert(upstream.clone(), (client, token));
         Routed {
             set: Arc::clone(self),
             token: upstream,
@@ -363,7 +386,10 @@ impl ClientHandler for Forwarder {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        let route = lock(&self.0.progress).get(&params.progress_token).cloned();
+        let route = lock(&self.0.progress)
+            .routes
+            .get(&params.progress_token)
+            .cloned();
         if let Some((client, token)) = route {
             let mut params = params;
             params.progress_token = token;
