@@ -126,6 +126,11 @@ pub struct Reply {
     pub suppress_output: bool,
     /// Tools to hide from the model, on `PreModelRequest` (`hiddenTools`).
     pub hidden_tools: Vec<String>,
+    /// Prompts to hide, on hooks-mcp's `PreModelRequest` for prompts (`hiddenPrompts`).
+    pub hidden_prompts: Vec<String>,
+    /// Resource URIs (or URI templates) to hide, on hooks-mcp's
+    /// `PreModelRequest` for resources (`hiddenResources`).
+    pub hidden_resources: Vec<String>,
 }
 
 /// The JSON a hook may print (exit 0) or return (HTTP 2xx). Unknown fields are ignored.
@@ -153,6 +158,10 @@ struct Specific {
     additional_context: Option<String>,
     #[serde(default)]
     hidden_tools: Vec<String>,
+    #[serde(default)]
+    hidden_prompts: Vec<String>,
+    #[serde(default)]
+    hidden_resources: Vec<String>,
 }
 
 /// Reads a successful hook's output. Empty means "no objection"; text that
@@ -240,6 +249,8 @@ pub(crate) fn parse_output(text: &str) -> Result<Reply, HookError> {
         reply.updated_output = specific.updated_tool_output;
         reply.context = specific.additional_context;
         reply.hidden_tools = specific.hidden_tools;
+        reply.hidden_prompts = specific.hidden_prompts;
+        reply.hidden_resources = specific.hidden_resources;
     }
     Ok(reply)
 }
@@ -499,8 +510,17 @@ impl ProtocolEvent for PreModelRequest {
 
     fn apply(&mut self, mut reply: Reply) -> Verdict {
         tell_and_inject!(self, reply);
-        // Hiding only: a name that was not offered adds nothing.
-        let hidden: Vec<&str> = reply.hidden_tools.iter().map(String::as_str).collect();
+        // Hiding only: a name that was not offered adds nothing. hooks-mcp
+        // asks about prompts and resources in requests of their own, whose
+        // `params.mcp_method` says which (`prompts/list`, `resources/read`,
+        // ...): each list is hidden from by its own field, so a tool's name
+        // hides no prompt of the same name.
+        let hidden = match self.params().get("mcp_method").and_then(Value::as_str) {
+            Some(method) if method.starts_with("prompts/") => &reply.hidden_prompts,
+            Some(method) if method.starts_with("resources/") => &reply.hidden_resources,
+            _ => &reply.hidden_tools,
+        };
+        let hidden: Vec<&str> = hidden.iter().map(String::as_str).collect();
         self.exclude_tools(&hidden);
         // Passed on even where the event cannot block: the dispatcher logs
         // the block (or ask) and goes on, so the script's answer is not lost.

@@ -753,3 +753,41 @@ async fn a_model_request_hook_hides_tools() {
         ["git_status", "git_log"]
     );
 }
+
+/// hooks-mcp asks the filters about prompts and resources in requests of
+/// their own (`params.mcp_method`): a config-file hook hides prompts with
+/// `hiddenPrompts` and resources with `hiddenResources`, each only from its
+/// own list, so a tool's name hides no prompt or resource of the same name.
+#[tokio::test]
+async fn a_model_request_hook_hides_prompts_and_resources_each_from_its_own_list() {
+    let answer = r#"{"hookSpecificOutput": {"hookEventName": "PreModelRequest", "hiddenTools": ["shared"], "hiddenPrompts": ["deploy"], "hiddenResources": ["file:///secret"]}}"#;
+    let hooks = hooks_from(&format!(
+        "[[hooks]]\nevent = \"pre_model_request\"\nname = \"hide\"\ncommand = [\"printf\", \"%s\", {}]\n",
+        serde_json::to_string(answer).unwrap()
+    ));
+    let offered = |method: &str, names: &[&'static str]| {
+        PreModelRequest::new(
+            &Session::new("s"),
+            names.iter().copied(),
+            json!({"mcp_method": method}),
+        )
+    };
+    let mut prompts = offered("prompts/list", &["deploy", "review", "shared"]);
+    assert!(hooks.dispatch(&mut prompts).await.is_continue());
+    assert_eq!(prompts.tools().collect::<Vec<_>>(), ["review", "shared"]);
+    let mut get = offered("prompts/get", &["deploy"]);
+    assert!(hooks.dispatch(&mut get).await.is_continue());
+    assert_eq!(get.tools().count(), 0);
+    let mut resources = offered(
+        "resources/list",
+        &["file:///secret", "file:///open", "deploy"],
+    );
+    assert!(hooks.dispatch(&mut resources).await.is_continue());
+    assert_eq!(
+        resources.tools().collect::<Vec<_>>(),
+        ["file:///open", "deploy"]
+    );
+    let mut tools = offered("tools/list", &["shared", "deploy"]);
+    assert!(hooks.dispatch(&mut tools).await.is_continue());
+    assert_eq!(tools.tools().collect::<Vec<_>>(), ["deploy"]);
+}

@@ -1,6 +1,7 @@
 //! The gateway: an MCP server whose tools are the upstreams' tools, with
 //! every `tools/list` filtered and every `tools/call` run through a `Hooks`
-//! dispatcher.
+//! dispatcher; resources, prompts and completion are proxied too
+//! ([`primitives`](crate::primitives)).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,18 +12,23 @@ use hooks_core::{
     ToolFacts, ToolHandle, json,
 };
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use crate::approval::ClientApprovals;
+use crate::forward::Registered;
 use crate::identity::Identity;
 use crate::pins::{self, Pins};
-use crate::result;
+use crate::primitives::{self, Primitives};
 use crate::upstream::Upstream;
+use crate::{relay, result};
 
 /// Between an upstream's name and its tool's, when there are several upstreams.
 pub const NAMESPACE_SEPARATOR: &str = "__";
@@ -42,6 +48,10 @@ const NOT_OFFERED: &str = "hooks_mcp.not_offered";
 /// dispatched only to be refused, so that the audit log sees the attempt.
 const UNKNOWN: &str = "hooks_mcp.unknown_tool";
 
+/// Set on a resource read's or prompt get's session, with the reason, when
+/// it is dispatched only to be refused (hidden, unknown, unroutable).
+pub(crate) const REFUSED: &str = "hooks_mcp.refused";
+
 /// Prepares a dispatcher's builder for a gateway in front of `upstreams`:
 /// tells it their tools (a hook whose pattern matches none of them fails
 /// the build), with what each server declares of them ([`tool_facts`]), and
@@ -49,10 +59,14 @@ const UNKNOWN: &str = "hooks_mcp.unknown_tool";
 ///
 /// # Errors
 ///
-/// Two tools that would have the same exposed name.
+/// Two tools (or prompts) that would have the same exposed name, or a tool
+/// named like a resource read or a prompt get ([`READ_RESOURCE`](crate::READ_RESOURCE),
+/// [`GET_PROMPT`](crate::GET_PROMPT)): it would borrow their declared facts.
 pub fn prepare(builder: HooksBuilder, upstreams: &[Upstream]) -> Result<HooksBuilder, String> {
     let refuse_hidden = Hook::new(FILTER_HOOK, |ctx: &mut PreToolUse| {
-        if ctx.session().metadata_value(UNKNOWN) == Some(&Value::Bool(true)) {
+        if let Some(Value::String(reason)) = ctx.session().metadata_value(REFUSED) {
+            Decision::deny(reason.clone())
+        } else if ctx.session().metadata_value(UNKNOWN) == Some(&Value::Bool(true)) {
             Decision::deny(format!("no upstream offers a tool `{}`", ctx.tool()))
         } else if let Some(Value::String(reason)) = ctx.session().metadata_value(pins::REFUSED) {
             // A tool whose definition changed since it was pinned.
@@ -81,16 +95,21 @@ pub fn prepare(builder: HooksBuilder, upstreams: &[Upstream]) -> Result<HooksBui
 /// # Errors
 ///
 /// Two tools that would have the same exposed name.
+///
+/// Resource reads and prompt gets are calls too ([`READ_RESOURCE`](crate::READ_RESOURCE),
+/// [`GET_PROMPT`](crate::GET_PROMPT)): declared reads, as MCP defines them.
 pub fn tool_facts(upstreams: &[Upstream]) -> Result<Vec<ToolFacts>, String> {
     let (routes, order) = routes(upstreams)?;
-    Ok(order
+    let mut facts: Vec<ToolFacts> = order
         .iter()
         .map(|name| {
             let route = &routes[name];
             let upstream = &upstreams[route.upstream];
             facts_of(name, &route.tool, upstream)
         })
-        .collect())
+        .collect();
+    facts.extend(primitives::facts(upstreams, &order)?);
+    Ok(facts)
 }
 
 fn facts_of(name: &str, tool: &Tool, upstream: &Upstream) -> ToolFacts {
@@ -143,6 +162,8 @@ pub struct Gateway {
 struct Connection {
     session: OnceLock<Session>,
     registered: OnceLock<ClientApprovals>,
+    /// Among the gateway's connected clients (for roots and resource updates).
+    client: OnceLock<Registered>,
 }
 
 impl Drop for Connection {
@@ -163,6 +184,7 @@ struct Shared {
     handles: HashMap<String, ToolHandle>,
     /// Which tools' definitions are as pinned.
     pins: Arc<Pins>,
+    primitives: Primitives,
 }
 
 struct Route {
@@ -186,14 +208,17 @@ impl Gateway {
     ///
     /// Two tools that would have the same exposed name.
     pub fn tool_names(upstreams: &[Upstream]) -> Result<Vec<String>, String> {
-        Ok(routes(upstreams)?.1)
+        let mut names = routes(upstreams)?.1;
+        names.extend(primitives::names(upstreams));
+        Ok(names)
     }
 
     /// A gateway enforcing `hooks` (built from [`prepare`]) in front of `upstreams`.
     ///
     /// # Errors
     ///
-    /// Two tools that would have the same exposed name, or a dispatcher
+    /// Two tools (or prompts) that would have the same exposed name, a tool
+    /// named like a resource read or a prompt get, or a dispatcher
     /// without [`FILTER_HOOK`] (not built from [`prepare`], or scoped by
     /// group without [`GROUP`]): a hidden tool's refusal would go unrecorded.
     pub fn new(hooks: Hooks, upstreams: Vec<Upstream>) -> Result<Self, String> {
@@ -209,6 +234,8 @@ impl Gateway {
     /// As [`new`](Self::new), or the pins file could not be written.
     pub fn with_pins(hooks: Hooks, upstreams: Vec<Upstream>, pins: Pins) -> Result<Self, String> {
         let (routes, order) = routes(&upstreams)?;
+        // A tool named like a resource read or a prompt get: refused first.
+        primitives::facts(&upstreams, &order)?;
         if !hooks
             .describe()
             .hooks()
@@ -234,6 +261,7 @@ impl Gateway {
             .iter()
             .map(|name| (name.clone(), hooks.tool(name.clone())))
             .collect();
+        let primitives = Primitives::new(&hooks, &upstreams, own_capabilities())?;
         Ok(Gateway {
             shared: Arc::new(Shared {
                 hooks,
@@ -242,6 +270,7 @@ impl Gateway {
                 order,
                 handles,
                 pins,
+                primitives,
             }),
             approvals: None,
             session: Arc::default(),
@@ -271,11 +300,34 @@ impl Gateway {
         &self.shared.hooks
     }
 
+    /// The upstreams, in the order given.
+    pub(crate) fn upstreams(&self) -> &[Upstream] {
+        &self.shared.upstreams
+    }
+
+    /// What it knows of resources, prompts and the connected clients.
+    pub(crate) fn primitives(&self) -> &Primitives {
+        &self.shared.primitives
+    }
+
+    /// This connection's number among the connected clients (registered on
+    /// its first use).
+    pub(crate) fn registered(&self, context: &RequestContext<RoleServer>) -> u64 {
+        self.register(&context.peer)
+    }
+
+    fn register(&self, peer: &rmcp::service::Peer<RoleServer>) -> u64 {
+        self.session
+            .client
+            .get_or_init(|| self.shared.primitives.clients().register(peer.clone()))
+            .id()
+    }
+
     /// This connection's session: one per MCP connection (per principal,
     /// client and conversation for the stateless revision: see
     /// [`identity`](crate::identity)), its user the authenticated principal,
     /// its agent the client's name.
-    fn session(&self, context: &RequestContext<RoleServer>) -> &Session {
+    pub(crate) fn session(&self, context: &RequestContext<RoleServer>) -> &Session {
         self.session.session.get_or_init(|| {
             let identity = Identity::of(context);
             let stateless = Identity::stateless(context);
@@ -303,8 +355,9 @@ impl Gateway {
     }
 
     /// The tools the tool-filter hooks (`pre_model_request`) offer this
-    /// session, of `names`.
-    async fn offered<'n>(
+    /// session, of `names` (or the prompts, resources or templates, as
+    /// `method` says).
+    pub(crate) async fn offered<'n>(
         &self,
         session: &Session,
         names: impl IntoIterator<Item = &'n str>,
@@ -364,9 +417,11 @@ impl Gateway {
         let run = self.shared.handles[name]
             .run_call(pre, async |args: &Value| {
                 let args = result::arguments(args).map_err(hooks_core::ToolError::new)?;
-                // What the upstream asks during the call goes to this client.
-                let _calling = upstream.calling(session_id, context.peer.clone());
-                match upstream.call(&route.upstream_tool, args).await {
+                // What the upstream asks or reports during the call goes to
+                // this client; the client's cancellation cancels it upstream.
+                match relay::call_tool(upstream, &route.upstream_tool, args, context, session_id)
+                    .await
+                {
                     Ok(answer) if answer.is_error == Some(true) => {
                         Err(result::to_tool_error(&answer))
                     }
@@ -432,20 +487,23 @@ fn routes(upstreams: &[Upstream]) -> Result<(HashMap<String, Route>, Vec<String>
     Ok((routes, order))
 }
 
+/// What the gateway offers whatever its upstreams: tools and logging.
+#[allow(deprecated)] // logging: deprecated by SEP-2577, still what 2025-11-25 clients speak
+fn own_capabilities() -> ServerCapabilities {
+    ServerCapabilities::builder()
+        .enable_tools()
+        .enable_logging()
+        .build()
+}
+
 impl ServerHandler for Gateway {
-    #[allow(deprecated)] // logging: deprecated by SEP-2577, still what 2025-11-25 clients speak
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_logging()
-                .build(),
-        )
-        .with_server_info(Implementation::new("hooks-mcp", env!("CARGO_PKG_VERSION")))
-        .with_instructions(
-            "A policy gateway: every tool call runs through the hooks configured for it. \
+        ServerConfig::new(self.shared.primitives.capabilities().clone())
+            .with_server_info(Implementation::new("hooks-mcp", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "A policy gateway: every tool call runs through the hooks configured for it. \
                  A refused call comes back as a tool error with the reason.",
-        )
+            )
     }
 
     async fn list_tools(
@@ -486,5 +544,94 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         self.call(request, &context).await.map(Into::into)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        primitives::list_resources(self, &context).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        primitives::list_resource_templates(self, &context).await
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        primitives::read_resource(self, request, &context)
+            .await
+            .map(Into::into)
+    }
+
+    #[allow(deprecated)] // legacy subscriptions: what 2025-11-25 clients speak
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        primitives::subscribe(self, request, &context).await
+    }
+
+    #[allow(deprecated)] // legacy subscriptions: what 2025-11-25 clients speak
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        primitives::unsubscribe(self, request, &context).await
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        primitives::list_prompts_for(self, &context).await
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        primitives::get_prompt(self, request, &context)
+            .await
+            .map(Into::into)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        primitives::complete(self, request, &context).await
+    }
+
+    /// The client is now among those an upstream may ask for roots outside
+    /// a call; if it has roots, every upstream hears they changed (and may
+    /// ask for them, as `server-filesystem` does).
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.register(&context.peer);
+        let has_roots = context
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.roots.is_some());
+        if has_roots {
+            primitives::roots_changed(self.upstreams()).await;
+        }
+    }
+
+    /// The client's roots changed: every upstream hears it.
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        primitives::roots_changed(self.upstreams()).await;
     }
 }

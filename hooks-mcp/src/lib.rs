@@ -19,6 +19,21 @@
 //!   changes later (a "rug pull") is hidden and refused until accepted
 //!   (`hooks-mcp pins accept`), and definitions carrying hidden
 //!   instructions are flagged in `describe()` and the audit log ([`pins`]);
+//! - resources (list, templates, read, subscribe), prompts (list, get) and
+//!   completion are proxied too, capabilities advertised as the upstreams
+//!   offer them; a resource read and a prompt get run through the hooks as
+//!   the calls [`READ_RESOURCE`] (`resources:read`, `{"uri": ..}`) and
+//!   [`GET_PROMPT`]`NAME` (`prompts:get:NAME`, the prompt's arguments), so
+//!   audit, approvals, rate limits and redaction apply to them unchanged;
+//!   MCP defines both as reads, so the read-only guard lets them through;
+//!   the tool-filter hooks hide prompts and resources as they hide tools
+//!   (their dispatch's `params.mcp_method` says which list);
+//! - the upstream's progress reaches the calling client under the client's
+//!   own `progressToken`; a client's `notifications/cancelled` cancels the
+//!   upstream request; the client's roots are given to an upstream that asks
+//!   outside a call when exactly one client is connected (always so over
+//!   stdio; with several HTTP sessions, refused with an error saying so),
+//!   and a client's `notifications/roots/list_changed` is passed on;
 //! - an MCP connection is a `Session`, with the client's name as its agent
 //!   (over Streamable HTTP, each MCP session is one, and the holder of the
 //!   request's bearer token is its user: [`auth`], [`identity`]);
@@ -73,6 +88,8 @@ mod gateway;
 mod http;
 pub mod identity;
 pub mod pins;
+mod primitives;
+mod relay;
 mod result;
 mod stdio;
 mod upstream;
@@ -83,6 +100,7 @@ pub use caller::UpstreamCaller;
 pub use gateway::{FILTER_HOOK, GROUP, Gateway, NAMESPACE_SEPARATOR, prepare, tool_facts};
 pub use http::{HttpServer, MCP_PATH, http_service, serve_http};
 pub use pins::{PinMode, Pins};
+pub use primitives::{GET_PROMPT, READ_RESOURCE};
 pub use upstream::{DEFAULT_CALL_TIMEOUT, MAX_MESSAGE_BYTES, Upstream, UpstreamError};
 
 use rmcp::ServiceExt;

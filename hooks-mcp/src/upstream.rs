@@ -1,6 +1,6 @@
 //! One upstream MCP server, spoken to as an MCP client — a child process
-//! over stdio, or a running server over Streamable HTTP — with the tools it
-//! offered when the gateway started.
+//! over stdio, or a running server over Streamable HTTP — with the tools
+//! and prompts it offered when the gateway started.
 
 mod line_limit;
 mod link;
@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::RoleClient;
-use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
+use rmcp::model::{CallToolRequestParams, CallToolResult, Prompt, ServerCapabilities, Tool};
 use rmcp::service::{ClientInitializeError, Peer};
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 
@@ -46,6 +46,10 @@ pub struct Upstream {
     /// Where its `notifications/tools/list_changed` go (the gateway's pins).
     tool_watch: Arc<ToolWatch>,
     tools: Vec<Tool>,
+    /// Its prompts, listed at start-up like its tools (none if it offers none).
+    prompts: Vec<Prompt>,
+    /// What it said it can do in the handshake of its first start.
+    capabilities: ServerCapabilities,
     timeout: Duration,
     /// Whether its tools' annotations may open a door (a guard allowing
     /// what they say only reads).
@@ -106,6 +110,16 @@ impl Upstream {
             .list_all_tools()
             .await
             .map_err(|error| fail(format!("could not list its tools: {error}")))?;
+        let prompts = crate::primitives::list_prompts(connected.service.peer())
+            .await
+            .map_err(fail)?;
+        // What it said it can do in the handshake (resources, prompts,
+        // completions, ...): what the gateway offers of it.
+        let capabilities = connected
+            .service
+            .peer_info()
+            .map(|info| info.capabilities.clone())
+            .unwrap_or_default();
         let link = Arc::new(Link::new(&name, connected.service.peer().clone()));
         let supervisor = link::supervise(
             Arc::clone(&link),
@@ -121,6 +135,8 @@ impl Upstream {
             in_flight,
             tool_watch,
             tools,
+            prompts,
+            capabilities,
             timeout: DEFAULT_CALL_TIMEOUT,
             trusted: false,
         })
@@ -186,6 +202,34 @@ impl Upstream {
     /// The tools it offered at start-up.
     pub fn tools(&self) -> &[Tool] {
         &self.tools
+    }
+
+    /// The prompts it offered at start-up.
+    pub fn prompts(&self) -> &[Prompt] {
+        &self.prompts
+    }
+
+    /// What it said it can do in the handshake (resources, prompts,
+    /// completions, ...); nothing if it said nothing.
+    pub fn capabilities(&self) -> ServerCapabilities {
+        self.capabilities.clone()
+    }
+
+    /// Its current connection, for requests other than tool calls, or why
+    /// there is none (it crashed and is being started again).
+    pub(crate) fn peer(&self) -> Result<Peer<RoleClient>, String> {
+        self.link.peer()
+    }
+
+    /// The client sessions with a request in flight here, and the routes
+    /// of their progress.
+    pub(crate) fn in_flight(&self) -> &Arc<InFlight> {
+        &self.in_flight
+    }
+
+    /// How long a request may take here.
+    pub(crate) fn timeout(&self) -> Duration {
+        self.timeout
     }
 
     /// Calls `tool` with `args` upstream. A transport failure (the server

@@ -1,5 +1,5 @@
-//! What an upstream says about a call in flight — its log messages — reaches
-//! the calling client before the call's answer does.
+//! What an upstream says about a request in flight — its log messages and
+//! progress — reaches the client before the request's answer does.
 //!
 //! rmcp hands each notification to the client handler in a task of its own
 //! and each answer straight to the waiting request, so an answer can overtake
@@ -61,24 +61,32 @@ impl<T> Ordered<T> {
 }
 
 /// Whether the gateway forwards `notification` itself, in order: log
-/// messages that belong to no subscription (rmcp routes those).
+/// messages and progress that belong to no subscription (rmcp routes those).
 fn ours(notification: &ServerNotification) -> bool {
     #[allow(deprecated)] // logging: deprecated by SEP-2577, still what 2025-11-25 servers send
-    let logging = matches!(
+    let kind = matches!(
         notification,
         ServerNotification::LoggingMessageNotification(_)
+            | ServerNotification::ProgressNotification(_)
     );
-    logging && notification.get_meta().subscription_id().is_none()
+    kind && notification.get_meta().subscription_id().is_none()
 }
 
-/// Passes `notification` to the client with a call in flight, if there is
+/// Passes `notification` on: progress to the client whose request it is
+/// about; a log message to the client with a call in flight, if there is
 /// exactly one (otherwise there is nobody it surely belongs to).
 async fn forward(in_flight: &InFlight, notification: ServerNotification) {
     #[allow(deprecated)] // logging: deprecated by SEP-2577, still what 2025-11-25 clients show
-    if let ServerNotification::LoggingMessageNotification(message) = notification
-        && let Ok(client) = in_flight.client()
-    {
-        let _ = client.notify_logging_message(message.params).await;
+    match notification {
+        ServerNotification::ProgressNotification(progress) => {
+            in_flight.forward_progress(progress.params).await;
+        }
+        ServerNotification::LoggingMessageNotification(message) => {
+            if let Ok(client) = in_flight.client() {
+                let _ = client.notify_logging_message(message.params).await;
+            }
+        }
+        _ => {}
     }
 }
 
