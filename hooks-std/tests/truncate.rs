@@ -282,3 +282,93 @@ fn an_mcp_result_within_the_limit_is_untouched() {
     assert_eq!(ctx.result().unwrap(), &result);
     assert!(ctx.rewrites().is_empty());
 }
+
+/// Every string of `value` that is a base64 blob or image data, whole: the
+/// ones given, or a notice in their place.
+fn assert_no_cut_binary(value: &Value, whole: &[&str]) {
+    match value {
+        Value::Object(fields) => {
+            for (key, field) in fields {
+                if key == "blob" || key == "data" {
+                    let data = field.as_str().unwrap();
+                    assert!(whole.contains(&data), "a cut {key}: {} chars", data.len());
+                }
+                assert_no_cut_binary(field, whole);
+            }
+        }
+        Value::Array(items) => items
+            .iter()
+            .for_each(|item| assert_no_cut_binary(item, whole)),
+        _ => {}
+    }
+}
+
+#[test]
+fn a_resource_reads_blob_is_never_cut_and_its_texts_share_the_limit() {
+    // What the gateway hands hooks for `resources/read`.
+    let big = "iVBORw0KGgo".repeat(2_000);
+    let small = "iVBORw0KGgo".repeat(50);
+    let result = json!({"contents": [
+        {"uri": "file:///a.txt", "mimeType": "text/plain", "text": "a".repeat(12_000)},
+        {"uri": "file:///chart.png", "mimeType": "image/png", "blob": big},
+        {"uri": "file:///icon.png", "mimeType": "image/png", "blob": small},
+        {"uri": "file:///b.txt", "mimeType": "text/plain", "text": "b".repeat(12_000)},
+    ]});
+    let ctx = after("resources:read", Ok(result));
+    let cut = ctx.result().unwrap();
+    assert_no_cut_binary(cut, &[&small]);
+    let contents = cut["contents"].as_array().unwrap();
+    assert_eq!(contents.len(), 4, "{cut}");
+    // Still resource contents, each with its URI.
+    for (item, uri) in contents
+        .iter()
+        .zip(["a.txt", "chart.png", "icon.png", "b.txt"])
+    {
+        assert!(item["uri"].as_str().unwrap().ends_with(uri), "{item}");
+    }
+    let notice = contents[1]["text"].as_str().unwrap();
+    assert!(
+        notice.contains("image/png") && notice.contains("16500 bytes"),
+        "{notice}"
+    );
+    assert_eq!(contents[2]["blob"], small.as_str());
+    let text: usize = [0, 1, 3]
+        .iter()
+        .map(|&i| contents[i]["text"].as_str().unwrap().chars().count())
+        .sum();
+    assert!(text <= 8_000 + 400, "the texts share the limit: {text}");
+    assert!(contents[0]["text"].as_str().unwrap().starts_with("aaa"));
+    assert!(contents[3]["text"].as_str().unwrap().ends_with("bbb"));
+}
+
+#[test]
+fn a_prompts_image_is_never_cut_and_its_messages_stay_messages() {
+    let big = "iVBORw0KGgo".repeat(2_000);
+    let result = json!({"description": "review", "messages": [
+        {"role": "user", "content": {"type": "text", "text": "c".repeat(20_000)}},
+        {"role": "user", "content": {"type": "image", "data": big, "mimeType": "image/png"}},
+        {"role": "assistant", "content": {"type": "resource", "resource":
+            {"uri": "file:///x", "mimeType": "application/pdf", "blob": big}}},
+    ]});
+    let ctx = after("prompts:get:review", Ok(result));
+    let cut = ctx.result().unwrap();
+    assert_no_cut_binary(cut, &[]);
+    assert_eq!(cut["description"], "review");
+    let messages = cut["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 3, "{cut}");
+    assert_eq!(messages[1]["role"], "user");
+    assert_eq!(messages[2]["role"], "assistant");
+    for message in messages {
+        assert_eq!(message["content"]["type"], "text", "{message}");
+    }
+    assert!(
+        messages[0]["content"]["text"]
+            .as_str()
+            .unwrap()
+            .chars()
+            .count()
+            <= 8_000 + 200
+    );
+    let notice = messages[2]["content"]["text"].as_str().unwrap();
+    assert!(notice.contains("application/pdf"), "{notice}");
+}

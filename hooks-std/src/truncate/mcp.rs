@@ -1,5 +1,7 @@
-//! MCP tool results, cut as the model reads them: `{"content": [blocks..],
-//! "structuredContent": ..}`, the shape hooks-mcp hands to hooks.
+//! MCP answers, cut as the model reads them, in the shapes hooks-mcp hands
+//! to hooks: tool results (`{"content": [blocks..], "structuredContent":
+//! ..}`), resource reads (`{"contents": [{uri, text | blob}..]}`) and
+//! prompts (`{"messages": [{role, content: block}..]}`).
 //!
 //! The limit is what the model receives, so it applies to each way of
 //! reading the result on its own: the text blocks share it (a tool that also
@@ -13,18 +15,114 @@ use serde_json::{Map, Value, json};
 
 use super::text::{cut_text, shrink as shrink_json};
 
-/// Whether `value` has an MCP tool result's shape: a `content` array of
-/// blocks, each an object with a string `type`.
+/// Whether `value` has the shape of an MCP answer the model reads, as
+/// hooks-mcp hands them to hooks: a tool result (a `content` array of
+/// blocks), a resource read (`contents`, each with its `uri`), or a prompt
+/// (`messages`, each a `role` and a content block).
 pub(crate) fn is_result(value: &Value) -> bool {
-    value
-        .get("content")
-        .and_then(Value::as_array)
-        .is_some_and(|blocks| blocks.iter().all(is_block))
+    shape(value).is_some()
 }
 
-/// An MCP tool result (see [`is_result`]) cut to `max_chars` as the model
-/// reads it; `None` if it already fits.
+enum Shape {
+    ToolResult,
+    ResourceRead,
+    Prompt,
+}
+
+fn shape(value: &Value) -> Option<Shape> {
+    let all = |key: &str, each: fn(&Value) -> bool| {
+        value
+            .get(key)
+            .and_then(Value::as_array)
+            .is_some_and(|items| items.iter().all(each))
+    };
+    if all("content", is_block) {
+        Some(Shape::ToolResult)
+    } else if all("contents", |item| {
+        item.get("uri").is_some_and(Value::is_string)
+    }) {
+        Some(Shape::ResourceRead)
+    } else if all("messages", |message| {
+        message.get("role").is_some_and(Value::is_string)
+            && message.get("content").is_some_and(is_block)
+    }) {
+        Some(Shape::Prompt)
+    } else {
+        None
+    }
+}
+
+/// An MCP answer (see [`is_result`]) cut to `max_chars` as the model reads
+/// it; `None` if it already fits.
 pub(crate) fn shrink(value: &Value, max_chars: usize) -> Option<Value> {
+    match shape(value)? {
+        Shape::ToolResult => shrink_tool_result(value, max_chars),
+        Shape::ResourceRead => shrink_list(
+            value,
+            "contents",
+            max_chars,
+            |item| {
+                // A resource's contents read as an embedded resource block.
+                json!({"type": "resource", "resource": item})
+            },
+            |item, cut| match cut["type"].as_str() {
+                Some("resource") => cut["resource"].clone(),
+                // The notice in a binary's place: text contents of the same URI.
+                _ => json!({"uri": item["uri"], "mimeType": "text/plain", "text": cut["text"]}),
+            },
+        ),
+        Shape::Prompt => shrink_list(
+            value,
+            "messages",
+            max_chars,
+            |message| message["content"].clone(),
+            |message, cut| {
+                let mut message = message.clone();
+                message["content"] = cut;
+                message
+            },
+        ),
+    }
+}
+
+/// The items of `value[key]` cut as content blocks (`block` makes one of an
+/// item, `back` puts a cut block back in its item), their texts sharing the
+/// limit; `None` if nothing was cut.
+fn shrink_list(
+    value: &Value,
+    key: &str,
+    max_chars: usize,
+    block: impl Fn(&Value) -> Value,
+    back: impl Fn(&Value, Value) -> Value,
+) -> Option<Value> {
+    let items = value.get(key)?.as_array()?;
+    let blocks: Vec<Value> = items.iter().map(&block).collect();
+    let text_total: usize = blocks.iter().filter_map(text_of).map(chars).sum();
+    let mut changed = false;
+    let cut: Vec<Value> = items
+        .iter()
+        .zip(&blocks)
+        .map(
+            |(item, block)| match cut_block(block, max_chars, text_total) {
+                Some(cut) => {
+                    changed = true;
+                    back(item, cut)
+                }
+                None => item.clone(),
+            },
+        )
+        .collect();
+    if !changed {
+        return None;
+    }
+    let mut value = value.clone();
+    value[key] = Value::Array(cut);
+    Some(value)
+}
+
+/// A tool result cut: its text blocks share the limit, and its structured
+/// content is cut to it apart.
+fn shrink_tool_result(value: &Value, max_chars: usize) -> Option<Value> {
     let fields = value.as_object()?;
     let blocks = fields.get("content")?.as_array()?;
     let mut changed = false;
