@@ -1,9 +1,10 @@
 //! What the gateway adds to a tool call: the same client (rmcp's) calls the
-//! same server's tool 1,000 times directly and 1,000 times through
-//! `hooks-mcp` (with the standard hooks linked, audit log included),
-//! and through `relay` (a process copying bytes, the floor of any gateway in
-//! a process of its own), alternating call by call so the machine's drift
-//! hits all alike, and prints p50 and p99 of each.
+//! same server's tool 1,000 times on each path — directly, through `relay`
+//! (a process copying bytes, the floor of any gateway in a process of its
+//! own), through `hooks-mcp` with no configuration (the standard hooks
+//! linked, none asked for) and with an audit log — one path after the other
+//! call by call so the machine's drift hits all alike, and prints p50 and
+//! p99 of each.
 //!
 //! ```text
 //! cargo build --release -p hooks-mcp --bin hooks-mcp --examples
@@ -45,66 +46,59 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     std::fs::write(
         &config,
         format!(
-            "[audit_log]\npath = \"{}\"\n\n# 1,000 calls a minute would trip the default limit.\n[rate_limit]\nrules = []\n",
+            "[audit_log]\npath = \"{}\"\n",
             scratch.join("audit.jsonl").display()
         ),
     )?;
 
-    let mut through = vec![
+    let mut audited = vec![
         gateway.display().to_string(),
         "--config".to_owned(),
         config.display().to_string(),
         "--".to_owned(),
     ];
-    through.extend(server.iter().cloned());
+    audited.extend(server.iter().cloned());
+    // No configuration: the standard hooks are linked but none is asked for.
+    let mut bare = vec![gateway.display().to_string(), "--".to_owned()];
+    bare.extend(server.iter().cloned());
     let mut relayed = vec![relay.display().to_string()];
     relayed.extend(server.iter().cloned());
-    let direct_client = connect(&server).await?;
-    let relay_client = connect(&relayed).await?;
-    let gated_client = connect(&through).await?;
-    let mut direct = Vec::with_capacity(CALLS);
-    let mut floor = Vec::with_capacity(CALLS);
-    let mut gated = Vec::with_capacity(CALLS);
+    let paths = [
+        ("direct", server.clone()),
+        ("through a byte relay (the floor)", relayed),
+        ("through hooks-mcp, no configuration", bare),
+        ("through hooks-mcp, audit log", audited),
+    ];
+    let mut clients = Vec::new();
+    for (_, command) in &paths {
+        clients.push(connect(command).await?);
+    }
+    let mut times = vec![Vec::with_capacity(CALLS); paths.len()];
     for index in 0..WARM_UP + CALLS {
-        let one = time_call(&direct_client).await?;
-        let two = time_call(&relay_client).await?;
-        let three = time_call(&gated_client).await?;
-        if index >= WARM_UP {
-            direct.push(one);
-            floor.push(two);
-            gated.push(three);
+        for (client, times) in clients.iter().zip(&mut times) {
+            let took = time_call(client).await?;
+            if index >= WARM_UP {
+                times.push(took);
+            }
         }
     }
-    direct_client.cancel().await?;
-    relay_client.cancel().await?;
-    gated_client.cancel().await?;
-    let (direct, floor, gated) = (percentiles(direct), percentiles(floor), percentiles(gated));
+    for client in clients {
+        client.cancel().await?;
+    }
+    let results: Vec<(Duration, Duration)> = times.into_iter().map(percentiles).collect();
+    let direct = results[0];
 
-    println!("{CALLS} calls of get_current_time each, after {WARM_UP} to warm up");
-    println!("| path | p50 | p99 |\n|---|---|---|");
-    println!("| direct | {} | {} |", show(direct.0), show(direct.1));
-    println!(
-        "| through a byte relay (the floor) | {} | {} |",
-        show(floor.0),
-        show(floor.1)
-    );
-    println!(
-        "| through hooks-mcp | {} | {} |",
-        show(gated.0),
-        show(gated.1)
-    );
-    println!(
-        "added: p50 {} ({:+.1} %), p99 {}",
-        show(gated.0.saturating_sub(direct.0)),
-        (gated.0.as_secs_f64() / direct.0.as_secs_f64() - 1.0) * 100.0,
-        show(gated.1.saturating_sub(direct.1)),
-    );
-    println!(
-        "the floor adds: p50 {}, p99 {}; the gateway's own work: p50 {}",
-        show(floor.0.saturating_sub(direct.0)),
-        show(floor.1.saturating_sub(direct.1)),
-        show(gated.0.saturating_sub(floor.0)),
-    );
+    println!("{CALLS} calls of get_current_time on each path, in turn, after {WARM_UP} to warm up");
+    println!("| path | p50 | p99 | added p50 | added p99 |\n|---|---|---|---|---|");
+    for ((name, _), (p50, p99)) in paths.iter().zip(&results) {
+        println!(
+            "| {name} | {} | {} | {} | {} |",
+            show(*p50),
+            show(*p99),
+            show(p50.saturating_sub(direct.0)),
+            show(p99.saturating_sub(direct.1)),
+        );
+    }
     let _ = std::fs::remove_dir_all(&scratch);
     Ok(())
 }
