@@ -123,18 +123,16 @@ pub(crate) mod shapes {
     #[diagnostic::do_not_recommend]
     impl<C> AtMostOneState<C> for MutableContext {}
 
-    /// `Hook::new` takes the context mutably.
-    #[diagnostic::on_unimplemented(
-        message = "`Hook::new` takes the context mutably: `|ctx: &mut {C}| ..`",
-        label = "this closure takes `&{C}`",
-        note = "to only look, after the decision, use `Hook::observer`, which takes `|ctx: &{C}| ..`"
-    )]
+    /// `Hook::new` takes the context mutably (`|ctx: &mut C| ..`, to change
+    /// the call) or shared (`|ctx: &C| ..`, a guard that only reads to decide).
     #[doc(hidden)]
     pub trait TakesMutably<C> {}
     #[diagnostic::do_not_recommend]
     impl<C> TakesMutably<C> for Fits {}
     #[diagnostic::do_not_recommend]
     impl<C> TakesMutably<C> for TooManyStates {}
+    #[diagnostic::do_not_recommend]
+    impl<C> TakesMutably<C> for SharedContext {}
 
     /// `Hook::observer` takes the context shared.
     #[diagnostic::on_unimplemented(
@@ -359,6 +357,16 @@ pub struct Hook<C: Event> {
 impl<C: Event> Hook<C> {
     /// A hook running a closure: `|ctx: &mut C| ..`, or `|ctx: &mut C, state: &S| ..`
     /// to read state `S` given to the builder. It may return anything a hook function may.
+    /// A guard that only reads the call to decide may take it shared:
+    ///
+    /// ```
+    /// use hooks_core::prelude::*;
+    ///
+    /// let no_rm = Hook::new("no_rm", |ctx: &PreToolUse| {
+    ///     if ctx.tool() == "rm" { Decision::deny("no") } else { Decision::Continue }
+    /// });
+    /// # drop(no_rm);
+    /// ```
     pub fn new<F, Args>(name: impl Into<String>, hook: F) -> Self
     where
         F: HookClosure<C, Args>,
