@@ -192,13 +192,78 @@ fn require_passes_when_present_and_fails_naming_the_missing() {
         .require(["scoping::billing_guard"])
         .build()
         .unwrap_err();
+    // Linked, but this dispatcher's filters leave it out: not a linking problem.
     assert_eq!(
         err.problems(),
-        [BuildProblem::MissingRequired {
+        [BuildProblem::RequiredLeftOut {
             name: "scoping::billing_guard".into()
         }]
     );
-    assert!(err.to_string().contains("hooks_core::link!(that_crate);"));
+    assert!(err.to_string().contains("filters"), "{err}");
+    assert!(!err.to_string().contains("link!"), "{err}");
+
+    // Known nowhere: linking, or adding it at run time, is the fix.
+    let err = Hooks::builder()
+        .require(["scoping::nowhere"])
+        .build()
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("hooks_core::link!(that_crate);"), "{text}");
+    assert!(
+        text.contains(".hook("),
+        "a runtime hook is added with .hook(..): {text}"
+    );
+}
+
+#[test]
+fn a_required_hook_must_enforce_and_require_shadow_asks_for_a_recording_one() {
+    let shadowed = || {
+        Hooks::builder()
+            .without_linked()
+            .hook(Hook::new("rollout::new_guard", |_: &PreToolUse| Decision::deny("no")).shadow())
+            .hook(Hook::new("rollout::old_guard", |_: &PreToolUse| {
+                Decision::Continue
+            }))
+    };
+    // Required, but in shadow: it would record and enforce nothing.
+    let err = shadowed()
+        .require(["rollout::new_guard"])
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err.problems(),
+        [BuildProblem::RequiredInShadow {
+            name: "rollout::new_guard".into()
+        }]
+    );
+    assert!(err.to_string().contains("require_shadow"), "{err}");
+    // Its shadow form: present, and recording.
+    shadowed()
+        .require_shadow(["rollout::new_guard"])
+        .build()
+        .unwrap();
+    let err = shadowed()
+        .require_shadow(["rollout::old_guard"])
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err.problems(),
+        [BuildProblem::RequiredShadowEnforces {
+            name: "rollout::old_guard".into()
+        }]
+    );
+    // A group put in shadow by the builder counts too.
+    let err = Hooks::builder()
+        .without_linked()
+        .hook(Hook::new("rollout::grouped", |_: &PreToolUse| Decision::Continue).group("canary"))
+        .shadow_groups(["canary"])
+        .require(["rollout::grouped"])
+        .build()
+        .unwrap_err();
+    assert!(matches!(
+        err.problems(),
+        [BuildProblem::RequiredInShadow { .. }]
+    ));
 }
 
 #[test]

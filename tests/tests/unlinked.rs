@@ -23,8 +23,10 @@ fn a_crate_nothing_refers_to_is_dropped_and_require_says_so() {
     assert_eq!(
         err.to_string(),
         "the hooks dispatcher cannot be built (1 problem)\n  - hook \
-         `hooks_linked_fixture::no_unreviewed_deploys` is required but not linked into this \
-         binary: if it is defined in another crate, reference that crate with \
-         `hooks_core::link!(that_crate);` (a crate nothing refers to is dropped by the linker)"
+         `hooks_linked_fixture::no_unreviewed_deploys` is required but is neither linked into \
+         this binary nor added to the builder: if it is a hook function defined in another \
+         crate, reference that crate with `hooks_core::link!(that_crate);` (a crate nothing \
+         refers to is dropped by the linker); if it is a runtime hook (`Hook::new`), add it \
+         with `.hook(..)` before `build()`"
     );
 }

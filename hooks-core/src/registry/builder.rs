@@ -39,7 +39,7 @@ use crate::verdict::{Approver, Redact};
 /// assert_eq!(hooks.count::<PreToolUse>(), 1);
 ///
 /// let err = Hooks::builder().require(["billing::refund_guard"]).build().unwrap_err();
-/// assert!(err.to_string().contains("`billing::refund_guard` is required but not linked"));
+/// assert!(err.to_string().contains("`billing::refund_guard` is required but is neither linked"));
 /// ```
 #[must_use = "a builder does nothing until `build` is called"]
 pub struct HooksBuilder {
@@ -49,6 +49,7 @@ pub struct HooksBuilder {
     only: Option<BTreeSet<String>>,
     without: BTreeSet<String>,
     required: BTreeSet<String>,
+    required_shadow: BTreeSet<String>,
     runtime: Tables,
     problems: Vec<BuildProblem>,
     approver: Option<Arc<dyn Approver>>,
@@ -72,6 +73,7 @@ impl Hooks {
             only: None,
             without: BTreeSet::new(),
             required: BTreeSet::new(),
+            required_shadow: BTreeSet::new(),
             runtime: Tables::default(),
             problems: Vec::new(),
             approver: None,
@@ -124,9 +126,34 @@ impl HooksBuilder {
     }
 
     /// Fails [`build`](Self::build) unless hooks with these names are in the
-    /// dispatcher: the start-up check that a crate of hooks was really linked.
+    /// dispatcher and enforce: the start-up check that a crate of hooks was
+    /// really linked (or a runtime hook added), that no filter left it out,
+    /// and that it does not run in shadow (recording, enforcing nothing).
     pub fn require<I: IntoIterator<Item = S>, S: Into<String>>(mut self, names: I) -> Self {
         self.required.extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// [`require`](Self::require)'s shadow form: fails [`build`](Self::build)
+    /// unless hooks with these names are in the dispatcher *in shadow* — the
+    /// start-up check of a staged rollout, where a new guard must be there,
+    /// recording what it would decide, and must not yet enforce.
+    ///
+    /// ```
+    /// use hooks_core::prelude::*;
+    ///
+    /// let hooks = Hooks::builder()
+    ///     .without_linked()
+    ///     .hook(Hook::new("no_rm", |ctx: &PreToolUse| {
+    ///         if ctx.tool() == "rm" { Decision::deny("no") } else { Decision::Continue }
+    ///     }).shadow())
+    ///     .require_shadow(["no_rm"])
+    ///     .build();
+    /// assert!(hooks.is_ok());
+    /// ```
+    pub fn require_shadow<I: IntoIterator<Item = S>, S: Into<String>>(mut self, names: I) -> Self {
+        self.required_shadow
+            .extend(names.into_iter().map(Into::into));
         self
     }
 
@@ -406,19 +433,7 @@ impl HooksBuilder {
 
         let mut problems = std::mem::take(&mut self.problems);
         self.check_filters(&known_names, &known_groups, &mut problems);
-        let present: BTreeSet<&str> = tables.metas().map(|(_, meta)| meta.name.as_str()).collect();
-        problems.extend(
-            self.required
-                .iter()
-                .filter(|name| !present.contains(name.as_str()))
-                .map(|name| match left_out.get(name.as_str()) {
-                    Some(&type_name) => BuildProblem::RequiredNotGiven {
-                        name: name.clone(),
-                        type_name,
-                    },
-                    None => BuildProblem::MissingRequired { name: name.clone() },
-                }),
-        );
+        problems.extend(self.check_required(&tables, &known_names, &left_out));
         problems.extend(duplicates(&tables));
         if let Some(tools) = &self.tools {
             problems.extend(unmatched(&tables, tools));
@@ -460,6 +475,47 @@ impl HooksBuilder {
     }
 
     /// A filter naming nothing is a typo, not a no-op: say so.
+    /// What `require` and `require_shadow` find wrong: a hook missing
+    /// (and why: never known, filtered out, or its opt-in state not given),
+    /// or present in the wrong mode.
+    fn check_required(
+        &self,
+        tables: &Tables,
+        known_names: &BTreeSet<String>,
+        left_out: &BTreeMap<String, &'static str>,
+    ) -> Vec<BuildProblem> {
+        // A name may be on several events: in shadow if it is on any.
+        let mut present: BTreeMap<&str, bool> = BTreeMap::new();
+        for (_, meta) in tables.metas() {
+            *present.entry(meta.name.as_str()).or_default() |= meta.shadow;
+        }
+        let missing = |name: &String| match left_out.get(name.as_str()) {
+            Some(&type_name) => BuildProblem::RequiredNotGiven {
+                name: name.clone(),
+                type_name,
+            },
+            None if known_names.contains(name) => {
+                BuildProblem::RequiredLeftOut { name: name.clone() }
+            }
+            None => BuildProblem::MissingRequired { name: name.clone() },
+        };
+        let enforcing = self.required.iter().map(|name| (name, false));
+        let shadow = self.required_shadow.iter().map(|name| (name, true));
+        enforcing
+            .chain(shadow)
+            .filter_map(|(name, want_shadow)| match present.get(name.as_str()) {
+                None => Some(missing(name)),
+                Some(&true) if !want_shadow => {
+                    Some(BuildProblem::RequiredInShadow { name: name.clone() })
+                }
+                Some(&false) if want_shadow => {
+                    Some(BuildProblem::RequiredShadowEnforces { name: name.clone() })
+                }
+                Some(_) => None,
+            })
+            .collect()
+    }
+
     fn check_filters(
         &self,
         names: &BTreeSet<String>,

@@ -57,6 +57,24 @@ pub enum BuildProblem {
         /// The missing hook.
         name: String,
     },
+    /// `require` or `require_shadow` names a hook the builder knows (linked
+    /// or added) but its filters (`only`, `without`, `groups`,
+    /// `without_groups`) leave out.
+    RequiredLeftOut {
+        /// The hook.
+        name: String,
+    },
+    /// `require` names a hook that runs in shadow in this dispatcher: it
+    /// records what it would decide and enforces nothing.
+    RequiredInShadow {
+        /// The hook.
+        name: String,
+    },
+    /// `require_shadow` names a hook that enforces in this dispatcher.
+    RequiredShadowEnforces {
+        /// The hook.
+        name: String,
+    },
     /// `require` names a hook left out because the dispatcher was not given
     /// the opt-in state it reads ([`opt_in!`](crate::opt_in)).
     RequiredNotGiven {
@@ -166,17 +184,11 @@ impl fmt::Display for BuildProblem {
                 f,
                 "two {event} hooks are named `{name}` ({first} and {second}): give one a different `name`"
             ),
-            BuildProblem::MissingRequired { name } => write!(
-                f,
-                "hook `{name}` is required but not linked into this binary: if it is defined in \
-                 another crate, reference that crate with `hooks_core::link!(that_crate);` \
-                 (a crate nothing refers to is dropped by the linker)"
-            ),
-            BuildProblem::RequiredNotGiven { name, type_name } => write!(
-                f,
-                "hook `{name}` is required, but it runs only in a dispatcher given a \
-                 `{type_name}`: give one with `.state(..)` (or the configuration table that sets it)"
-            ),
+            BuildProblem::MissingRequired { .. }
+            | BuildProblem::RequiredLeftOut { .. }
+            | BuildProblem::RequiredInShadow { .. }
+            | BuildProblem::RequiredShadowEnforces { .. }
+            | BuildProblem::RequiredNotGiven { .. } => self.fmt_required(f),
             BuildProblem::UnknownHook { filter, name } => write!(
                 f,
                 "`{filter}` names hook `{name}`, which is neither linked into this binary nor added to the builder (names are `module::path::fn_name` unless set with `name = \"...\"`)"
@@ -248,6 +260,45 @@ impl fmt::Display for BuildProblem {
                 f,
                 "{event} observer `{hook}` cannot run in shadow: observers enforce nothing, so there is nothing to hold back"
             ),
+        }
+    }
+}
+
+impl BuildProblem {
+    /// What `require` and `require_shadow` found, said.
+    fn fmt_required(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildProblem::MissingRequired { name } => write!(
+                f,
+                "hook `{name}` is required but is neither linked into this binary nor added to \
+                 the builder: if it is a hook function defined in another crate, reference that \
+                 crate with `hooks_core::link!(that_crate);` (a crate nothing refers to is dropped \
+                 by the linker); if it is a runtime hook (`Hook::new`), add it with `.hook(..)` \
+                 before `build()`"
+            ),
+            BuildProblem::RequiredLeftOut { name } => write!(
+                f,
+                "hook `{name}` is required, but this dispatcher's filters (`only`, `without`, \
+                 `groups`, `without_groups`) leave it out: keep it, or do not require it here"
+            ),
+            BuildProblem::RequiredInShadow { name } => write!(
+                f,
+                "hook `{name}` is required, but it runs in shadow here (it records what it would \
+                 decide and enforces nothing): take it out of shadow (`shadow_groups`, \
+                 `.shadow()`, `shadow = true`), or require it with `require_shadow` if recording \
+                 is what is meant"
+            ),
+            BuildProblem::RequiredShadowEnforces { name } => write!(
+                f,
+                "hook `{name}` is required in shadow (`require_shadow`), but it enforces here: put \
+                 it in shadow, or require it with `require`"
+            ),
+            BuildProblem::RequiredNotGiven { name, type_name } => write!(
+                f,
+                "hook `{name}` is required, but it runs only in a dispatcher given a \
+                 `{type_name}`: give one with `.state(..)` (or the configuration table that sets it)"
+            ),
+            _ => Ok(()),
         }
     }
 }
