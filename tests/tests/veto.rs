@@ -184,3 +184,66 @@ async fn a_panicking_approver_denies() {
         "{reason}"
     );
 }
+
+#[test]
+fn several_hooks_asking_about_one_call_are_one_question_to_the_person() {
+    use std::sync::Mutex;
+    let asked = std::sync::Arc::new(Mutex::new(Vec::<String>::new()));
+    let seen = std::sync::Arc::clone(&asked);
+    let hooks = Hooks::builder()
+        .without_linked()
+        .hook(
+            Hook::new("limits::amount", |_: &PreToolUse| {
+                Decision::ask("over 100?")
+            })
+            .priority(1),
+        )
+        .hook(
+            Hook::new("limits::recipient", |_: &PreToolUse| {
+                Decision::ask("a new payee?")
+            })
+            .priority(2),
+        )
+        .approver(move |request: &ApprovalRequest| {
+            seen.lock().unwrap().push(request.prompt().to_owned());
+            ApprovalAnswer::approve().by("alice")
+        })
+        .build()
+        .unwrap();
+    let mut ctx = pay();
+    assert!(block_on(hooks.dispatch(&mut ctx)).is_continue());
+    // Asked once, with both hooks' questions in it.
+    let asked = asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(
+        asked[0].contains("over 100?") && asked[0].contains("a new payee?"),
+        "{asked:?}"
+    );
+    // Each hook's ask is recorded with the one answer.
+    let records = ctx.approvals();
+    assert_eq!(records.len(), 2, "{records:?}");
+    for record in records {
+        assert_eq!(
+            record.outcome,
+            ApprovalOutcome::Answered(ApprovalAnswer::approve().by("alice"))
+        );
+    }
+    assert_eq!(records[0].prompt, "over 100?");
+    assert_eq!(records[1].prompt, "a new payee?");
+
+    // A no to the one question denies the call, once.
+    let hooks = Hooks::builder()
+        .without_linked()
+        .hook(Hook::new("limits::amount", |_: &PreToolUse| {
+            Decision::ask("over 100?")
+        }))
+        .hook(Hook::new("limits::recipient", |_: &PreToolUse| {
+            Decision::ask("a new payee?")
+        }))
+        .approver(|_: &ApprovalRequest| ApprovalAnswer::deny("not today").by("bob"))
+        .build()
+        .unwrap();
+    let mut ctx = pay();
+    let outcome = block_on(hooks.dispatch(&mut ctx));
+    assert!(outcome.denial().unwrap().reason().contains("not today"));
+}

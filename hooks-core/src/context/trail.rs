@@ -420,6 +420,11 @@ impl Trail {
         self.approvals.push(record);
     }
 
+    /// The last approval recorded, taken back (to be recorded again per hook).
+    pub(crate) fn take_last_approval(&mut self) -> Option<ApprovalRecord> {
+        self.approvals.pop()
+    }
+
     pub(crate) fn warn(&self, text: String) {
         tracing::warn!(hook = self.current.as_ref().map_or("", HookName::as_str), %text, "hook warning");
         self.notes().warnings.push(Warning {

@@ -19,7 +19,9 @@ use crate::registry::{Event, Hooks};
 use crate::verdict::Deferred;
 use serde_json::Value;
 
-use crate::verdict::{Approval, BoxFuture, Decision, Denial, HookError, Outcome, Verdict, catch};
+use crate::verdict::{
+    Approval, ApprovalRecord, BoxFuture, Decision, Denial, HookError, Outcome, Verdict, catch,
+};
 
 /// A dispatch in progress: what [`Hooks::dispatch`] and
 /// [`ToolHandle::dispatch`](crate::ToolHandle::dispatch) return.
@@ -385,13 +387,61 @@ impl<'a, C: Event> Walk<'a, C> {
             }
         }
         ctx.__leave();
-        for pending in asks {
-            if let Some(denial) = pending.put(self.hooks, ctx).await {
-                return Some(denial);
-            }
-        }
-        None
+        put_all(asks, self.hooks, ctx).await
     }
+}
+
+/// Puts the chain's asks to the person: all of them about this one call, so
+/// one question with every hook's prompt in it (the shortest wait of
+/// theirs), its answer recorded for each hook. An ask whose arguments a later
+/// hook rewrote is denied first, nobody asked.
+async fn put_all<C: Event>(
+    asks: Vec<Pending<'_, C>>,
+    hooks: &Hooks,
+    ctx: &mut C,
+) -> Option<Denial> {
+    if asks.len() <= 1 {
+        return match asks.into_iter().next() {
+            Some(pending) => pending.put(hooks, ctx).await,
+            None => None,
+        };
+    }
+    for pending in &asks {
+        if let Some(denial) = pending.voided(ctx) {
+            return Some(denial);
+        }
+    }
+    let prompt = asks
+        .iter()
+        .map(|pending| pending.approval.prompt())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let wait = asks
+        .iter()
+        .map(|pending| pending.approval.wait())
+        .min()
+        .unwrap_or(Approval::DEFAULT_TIMEOUT);
+    let first = &asks[0];
+    let denial = Box::pin(ask(
+        hooks,
+        &first.entry.meta.name,
+        ctx,
+        Approval::new(prompt).timeout(wait),
+        first.args.clone(),
+    ))
+    .await;
+    // The one answer, recorded for each hook that asked, with its own prompt.
+    if let Some(answered) = ctx.__trail().take_last_approval() {
+        for pending in &asks {
+            ctx.__trail().record_approval(ApprovalRecord {
+                hook: pending.entry.meta.name.clone(),
+                prompt: pending.approval.prompt().to_owned(),
+                outcome: answered.outcome.clone(),
+                bound_args: answered.bound_args.clone(),
+            });
+        }
+    }
+    denial
 }
 
 /// An `Ask` waiting for the chain to end, with the arguments it was raised on.
@@ -414,13 +464,22 @@ impl<'a, C: Event> Pending<'a, C> {
         }
     }
 
+    /// The denial of this ask if a later hook changed the arguments it was
+    /// raised on (nobody is asked about a call that will not run).
+    fn voided(&self, ctx: &mut C) -> Option<Denial> {
+        let now = ctx.__tool_call().map(|call| call.args().clone());
+        if now == self.args {
+            return None;
+        }
+        let by = rewriter(ctx.__trail(), self.rewrites);
+        Some(superseded(&self.entry.meta.name, &self.approval, by, ctx))
+    }
+
     /// Asks the person, unless the arguments changed since the hook asked;
     /// a denial if it is not a yes.
     async fn put(self, hooks: &Hooks, ctx: &mut C) -> Option<Denial> {
-        let now = ctx.__tool_call().map(|call| call.args().clone());
-        if now != self.args {
-            let by = rewriter(ctx.__trail(), self.rewrites);
-            return Some(superseded(&self.entry.meta.name, &self.approval, by, ctx));
+        if let Some(denial) = self.voided(ctx) {
+            return Some(denial);
         }
         Box::pin(ask(
             hooks,
