@@ -176,3 +176,40 @@ fn an_integration_that_changes_arguments_after_dispatch_can_tell() {
     let none = Hooks::builder().without_linked().build().unwrap();
     assert!(block_on(none.dispatch(&mut call)).is_denied());
 }
+
+#[test]
+fn with_ask_again_a_rewrite_after_the_ask_is_asked_about_as_rewritten() {
+    // The other choice (AGENT-HOOKS-0.1 vectors 080, 105): the call goes on,
+    // if the person approves it as it will run.
+    let (approver, seen) = recording_yes();
+    let hooks = Hooks::builder()
+        .groups(["bind_rewrite"])
+        .approver(approver)
+        .ask_again_after_rewrite()
+        .build()
+        .unwrap();
+    let mut call = pay(10);
+    let outcome = block_on(hooks.dispatch(&mut call));
+    assert!(outcome.is_continue(), "{:?}", outcome.denial());
+    // Asked once, about the rewritten call, told why.
+    assert_eq!(*seen.lock().unwrap(), [json!({"amount": 1_000_000})]);
+    let record = &call.approvals()[0];
+    assert!(record.prompt.contains("pay 10?"), "{}", record.prompt);
+    assert!(
+        record.prompt.contains("approval_binding::inflate_amount"),
+        "the person is told who changed the call: {}",
+        record.prompt
+    );
+    // The yes binds the call as it runs.
+    assert!(call.args_as_approved());
+
+    // And a no still denies.
+    let hooks = Hooks::builder()
+        .groups(["bind_rewrite"])
+        .approver(|_: &ApprovalRequest| ApprovalAnswer::deny("too much"))
+        .ask_again_after_rewrite()
+        .build()
+        .unwrap();
+    let outcome = block_on(hooks.dispatch(&mut pay(10)));
+    assert!(outcome.denial().unwrap().reason().contains("too much"));
+}

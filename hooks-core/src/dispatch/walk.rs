@@ -406,8 +406,9 @@ async fn put_all<C: Event>(
             None => None,
         };
     }
-    for pending in &asks {
-        if let Some(denial) = pending.voided(ctx) {
+    let mut asks = asks;
+    for pending in &mut asks {
+        if let Some(denial) = pending.voided(hooks, ctx) {
             return Some(denial);
         }
     }
@@ -465,20 +466,31 @@ impl<'a, C: Event> Pending<'a, C> {
     }
 
     /// The denial of this ask if a later hook changed the arguments it was
-    /// raised on (nobody is asked about a call that will not run).
-    fn voided(&self, ctx: &mut C) -> Option<Denial> {
+    /// raised on (nobody is asked about a call that will not run) — or,
+    /// with [`ask_again_after_rewrite`](crate::HooksBuilder::ask_again_after_rewrite),
+    /// the ask turned into one about the call as it now stands.
+    fn voided(&mut self, hooks: &Hooks, ctx: &mut C) -> Option<Denial> {
         let now = ctx.__tool_call().map(|call| call.args().clone());
         if now == self.args {
             return None;
         }
         let by = rewriter(ctx.__trail(), self.rewrites);
+        if hooks.inner.ask_again_after_rewrite {
+            self.approval = Approval::new(format!(
+                "{} (the arguments were changed by `{by}` after this was asked: these are the ones that will run)",
+                self.approval.prompt()
+            ))
+            .timeout(self.approval.wait());
+            self.args = now;
+            return None;
+        }
         Some(superseded(&self.entry.meta.name, &self.approval, by, ctx))
     }
 
     /// Asks the person, unless the arguments changed since the hook asked;
     /// a denial if it is not a yes.
-    async fn put(self, hooks: &Hooks, ctx: &mut C) -> Option<Denial> {
-        if let Some(denial) = self.voided(ctx) {
+    async fn put(mut self, hooks: &Hooks, ctx: &mut C) -> Option<Denial> {
+        if let Some(denial) = self.voided(hooks, ctx) {
             return Some(denial);
         }
         Box::pin(ask(

@@ -56,6 +56,7 @@ pub struct HooksBuilder {
     redactor: Option<Arc<dyn Redact>>,
     injection_budget: usize,
     stop_denial_cap: u32,
+    ask_again_after_rewrite: bool,
     shadow_groups: BTreeSet<String>,
     tools: Option<Vec<String>>,
     facts: Vec<ToolFacts>,
@@ -80,6 +81,7 @@ impl Hooks {
             redactor: None,
             injection_budget: DEFAULT_INJECTION_BUDGET,
             stop_denial_cap: DEFAULT_STOP_DENIAL_CAP,
+            ask_again_after_rewrite: false,
             shadow_groups: BTreeSet::new(),
             tools: None,
             facts: Vec::new(),
@@ -330,6 +332,17 @@ impl HooksBuilder {
         self
     }
 
+    /// When a hook rewrites the arguments after another asked for approval,
+    /// asks the person about the call as it now stands — the asking hook's
+    /// prompt, the rewritten arguments, and which hook changed them — and
+    /// lets it go on if they approve. Without it (the default) such an ask
+    /// is superseded: the call is denied and nobody is asked, so rewrites
+    /// belong before approval.
+    pub fn ask_again_after_rewrite(mut self) -> Self {
+        self.ask_again_after_rewrite = true;
+        self
+    }
+
     /// Caps how many times in a row `stop` (or `subagent_stop`) hooks may
     /// keep an agent going (default 8, as Claude Code does): past the cap
     /// the agent stops, and the outcome says so
@@ -456,6 +469,7 @@ impl HooksBuilder {
                 redactor: self.redactor,
                 injection_budget: self.injection_budget,
                 stop_denial_cap: self.stop_denial_cap,
+                ask_again_after_rewrite: self.ask_again_after_rewrite,
                 tools: self.tools.unwrap_or_default(),
                 catalog,
                 states: self.states,

@@ -47,6 +47,9 @@ pub(crate) struct Inner {
     pub(crate) redactor: Option<Arc<dyn Redact>>,
     pub(crate) injection_budget: usize,
     pub(crate) stop_denial_cap: u32,
+    /// Whether an ask voided by a later rewrite is asked again about the
+    /// rewritten call (rather than denied).
+    pub(crate) ask_again_after_rewrite: bool,
     /// The agent's tools, if the builder was told them.
     pub(crate) tools: Vec<String>,
     /// What is known about the tools (also in `states`, for hooks to read).
