@@ -59,6 +59,7 @@ mod host;
 mod input;
 mod respond;
 mod settings;
+mod stops;
 mod tools;
 
 pub use answer::{Answer, BLOCK};

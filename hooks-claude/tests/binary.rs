@@ -96,6 +96,10 @@ fn main() -> ExitCode {
             "an_answer_given_before_reading_the_input_is_the_answer",
             an_answer_given_before_reading_the_input_is_the_answer,
         ),
+        (
+            "twenty_stops_in_a_row_are_capped_across_processes",
+            twenty_stops_in_a_row_are_capped_across_processes,
+        ),
     ];
     let root = scratch();
     let mut failed = 0;
@@ -389,4 +393,120 @@ fn an_answer_given_before_reading_the_input_is_the_answer(dir: &Path) {
     let output = hook(dir, &["--hots", "claude"], &event);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("unknown argument `--hots`"));
+}
+
+/// A config whose `stop` hook refuses every stop, unless a file named
+/// `allow` is in `dir`; its path.
+fn keep_going_config(dir: &Path) -> String {
+    let config = dir.join("keep-going.toml");
+    let allow = dir.join("allow");
+    std::fs::write(
+        &config,
+        format!(
+            "[[hooks]]\nevent = \"stop\"\ncommand = [\"sh\", \"-c\", \
+             \"test -e '{}' || {{ echo 'the tests fail: keep going' >&2; exit 2; }}\"]\n",
+            allow.display()
+        ),
+    )
+    .unwrap();
+    config.to_str().unwrap().to_owned()
+}
+
+fn stop_event(session: &str, active: bool) -> String {
+    json!({
+        "session_id": session, "transcript_path": "/tmp/t.jsonl", "cwd": "/work",
+        "permission_mode": "default", "hook_event_name": "Stop",
+        "stop_hook_active": active, "last_assistant_message": "done"
+    })
+    .to_string()
+}
+
+/// What one stop was answered: `Blocked`, or `Stopped` with the note left
+/// for the person (if any).
+#[derive(Debug, PartialEq)]
+enum Stopping {
+    Blocked,
+    Stopped(Option<String>),
+}
+
+fn stop(dir: &Path, args: &[&str], session: &str, active: bool) -> Stopping {
+    let output = hook(dir, args, &stop_event(session, active));
+    match output.status.code() {
+        Some(2) => {
+            assert!(
+                stderr(&output).contains("the tests fail: keep going"),
+                "{}",
+                stderr(&output)
+            );
+            Stopping::Blocked
+        }
+        Some(0) if output.stdout.is_empty() => Stopping::Stopped(None),
+        Some(0) => {
+            let answer = stdout_json(&output);
+            let note = answer["systemMessage"].as_str().map(str::to_owned);
+            assert!(note.is_some(), "{answer}");
+            Stopping::Stopped(note)
+        }
+        other => panic!("exit {other:?}: {}", stderr(&output)),
+    }
+}
+
+/// Runs `count` stops of `session` as the host would send them:
+/// `stop_hook_active` says whether the one before was blocked, starting
+/// from `active`. Returns the answers.
+fn stops(
+    dir: &Path,
+    args: &[&str],
+    session: &str,
+    mut active: bool,
+    count: usize,
+) -> Vec<Stopping> {
+    (0..count)
+        .map(|_| {
+            let answer = stop(dir, args, session, active);
+            active = answer == Stopping::Blocked;
+            answer
+        })
+        .collect()
+}
+
+/// Where each stop was let through (its index), checking its note names the cap.
+fn let_through(answers: &[Stopping], cap: u32) -> Vec<usize> {
+    answers
+        .iter()
+        .enumerate()
+        .filter_map(|(index, answer)| match answer {
+            Stopping::Blocked => None,
+            Stopping::Stopped(note) => {
+                let note = note.as_deref().unwrap_or_default();
+                assert!(
+                    note.contains(&format!("{cap} times in a row")) && note.contains("keep going"),
+                    "{note:?}"
+                );
+                Some(index)
+            }
+        })
+        .collect()
+}
+
+/// Each stop is a process of its own: the cap must hold across them, or an
+/// always-refusing stop hook holds the agent in a loop for ever.
+fn twenty_stops_in_a_row_are_capped_across_processes(dir: &Path) {
+    let config = keep_going_config(dir);
+    let args = ["--config", config.as_str()];
+    let cap = hooks_core::DEFAULT_STOP_DENIAL_CAP;
+    let first = stops(dir, &args, "loop-1", false, 20);
+    // Eight refusals in a row, then the agent stops; the next turn starts over.
+    assert_eq!(let_through(&first, cap), [8, 17], "{first:?}");
+    // Another session counts on its own...
+    let other = stops(dir, &args, "loop-2", false, 9);
+    assert_eq!(let_through(&other, cap), [8], "{other:?}");
+    // ...and left the first one's count alone: it was at 2.
+    let on = stops(dir, &args, "loop-1", true, 7);
+    assert_eq!(let_through(&on, cap), [6], "{on:?}");
+    // What the user saw: ten stops, each saying the one before was blocked.
+    let told = (0..10)
+        .map(|_| stop(dir, &args, "loop-3", true))
+        .collect::<Vec<_>>();
+    assert!(let_through(&told, cap).len() == 1, "{told:?}");
 }

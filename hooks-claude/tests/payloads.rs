@@ -630,14 +630,25 @@ async fn a_sub_agent_start_gets_context() {
     }
 }
 
+/// A state directory of the test's own, empty.
+fn state_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("payloads-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
 #[tokio::test]
 async fn a_refused_stop_keeps_the_agent_going() {
+    let state = state_dir("refused-stop");
     for host in HOSTS {
         let stop = no_hooks().hook(Hook::new("run_the_linter", |_: &mut Stop| {
             Decision::deny("run cargo clippy before stopping")
         }));
+        // Where the run of refused stops is counted between processes.
+        let responder = Responder::new(stop, host).unwrap().state_dir(&state);
         blocked(
-            &answer(host, stop, "Stop").await,
+            &responder.answer(&raw(host, "Stop")).await,
             &["run cargo clippy before stopping", "run_the_linter"],
         );
         let log = Log::default();
@@ -662,6 +673,40 @@ async fn a_refused_stop_keeps_the_agent_going() {
             seen[0].metadata["agent_transcript_path"],
             f["agent_transcript_path"]
         );
+    }
+    std::fs::remove_dir_all(&state).unwrap();
+}
+
+/// With nowhere to count, a stop after a refused one (`stop_hook_active`)
+/// is let through: one refusal in a row at most, and the person is told why.
+#[tokio::test]
+async fn without_a_state_dir_a_stop_hook_keeps_the_agent_going_once() {
+    for host in HOSTS {
+        let stop = || {
+            no_hooks().hook(Hook::new("run_the_linter", |_: &mut Stop| {
+                Decision::deny("run cargo clippy before stopping")
+            }))
+        };
+        let mut event = fixture(host, "Stop");
+        for active in [false, true] {
+            event.insert("stop_hook_active".into(), json!(active));
+            let input = serde_json::to_vec(&event).unwrap();
+            let answer = Responder::new(stop(), host).unwrap().answer(&input).await;
+            if !active {
+                blocked(&answer, &["run cargo clippy before stopping"]);
+                continue;
+            }
+            assert_eq!(answer.code(), 0, "{host}: {}", answer.stderr());
+            let note = answer.json_value().unwrap()["systemMessage"].clone();
+            let note = note.as_str().unwrap_or_default();
+            for says in [
+                "could not be kept (no state directory",
+                "at most once in a row",
+                "`run_the_linter` said: run cargo clippy before stopping",
+            ] {
+                assert!(note.contains(says), "{host}: {note}");
+            }
+        }
     }
 }
 
