@@ -100,6 +100,23 @@ fn main() -> ExitCode {
             "twenty_stops_in_a_row_are_capped_across_processes",
             twenty_stops_in_a_row_are_capped_across_processes,
         ),
+        (
+            "a_stop_let_through_starts_the_count_again",
+            a_stop_let_through_starts_the_count_again,
+        ),
+        (
+            "concurrent_stops_of_a_session_count_one_by_one",
+            concurrent_stops_of_a_session_count_one_by_one,
+        ),
+        (
+            "the_stop_cap_is_set_on_the_command_line",
+            the_stop_cap_is_set_on_the_command_line,
+        ),
+        (
+            "without_a_usable_state_dir_a_stop_hook_keeps_the_agent_going_once",
+            without_a_usable_state_dir_a_stop_hook_keeps_the_agent_going_once,
+        ),
+        ("session_ids_name_no_path", session_ids_name_no_path),
     ];
     let root = scratch();
     let mut failed = 0;
@@ -509,4 +526,133 @@ fn twenty_stops_in_a_row_are_capped_across_processes(dir: &Path) {
         .map(|_| stop(dir, &args, "loop-3", true))
         .collect::<Vec<_>>();
     assert!(let_through(&told, cap).len() == 1, "{told:?}");
+}
+
+/// A stop the hooks let through ends the run: the next refusals count from
+/// the start, whatever the host says of the stop before.
+fn a_stop_let_through_starts_the_count_again(dir: &Path) {
+    let config = keep_going_config(dir);
+    let args = ["--config", config.as_str()];
+    let cap = hooks_core::DEFAULT_STOP_DENIAL_CAP;
+    let five = stops(dir, &args, "s", false, 5);
+    assert!(let_through(&five, cap).is_empty(), "{five:?}");
+    // The tests pass: the hook lets the agent stop, with nothing to say.
+    std::fs::write(dir.join("allow"), "").unwrap();
+    assert_eq!(stop(dir, &args, "s", true), Stopping::Stopped(None));
+    std::fs::remove_file(dir.join("allow")).unwrap();
+    assert!(
+        std::fs::read_dir(dir.join(".hooks/stops"))
+            .unwrap()
+            .next()
+            .is_none(),
+        "a stop let through leaves no files"
+    );
+    // Even told the stop before was refused, the run is at one, not six:
+    // seven more refusals (to eight), then the agent stops.
+    let again = stops(dir, &args, "s", true, 8);
+    assert_eq!(let_through(&again, cap), [7], "{again:?}");
+    // A new turn (`stop_hook_active` false) starts over too.
+    let five = stops(dir, &args, "t", false, 5);
+    assert!(let_through(&five, cap).is_empty(), "{five:?}");
+    let turn = stops(dir, &args, "t", false, 9);
+    assert_eq!(let_through(&turn, cap), [8], "{turn:?}");
+}
+
+/// Twenty processes of one session at once, each told the stop before was
+/// refused: they take turns with the count, so exactly every eighth run of
+/// the hooks (the first counted from one) is let through.
+fn concurrent_stops_of_a_session_count_one_by_one(dir: &Path) {
+    let config = keep_going_config(dir);
+    let cap = hooks_core::DEFAULT_STOP_DENIAL_CAP;
+    let answers: Vec<Stopping> = std::thread::scope(|scope| {
+        let children: Vec<_> = (0..20)
+            .map(|_| {
+                let config = config.as_str();
+                scope.spawn(move || stop(dir, &["--config", config], "together", true))
+            })
+            .collect();
+        children
+            .into_iter()
+            .map(|child| child.join().expect("a stop's thread"))
+            .collect()
+    });
+    // One by one: refusals 2..=8, let through, 2..=8, let through, 2..=5.
+    assert_eq!(let_through(&answers, cap).len(), 2, "{answers:?}");
+    // And the count was left at five, not torn or lost: three more refusals.
+    let on = stops(dir, &["--config", &config], "together", true, 4);
+    assert_eq!(let_through(&on, cap), [3], "{on:?}");
+}
+
+fn the_stop_cap_is_set_on_the_command_line(dir: &Path) {
+    let config = keep_going_config(dir);
+    let args = ["--config", config.as_str(), "--stop-cap", "3"];
+    let answers = stops(dir, &args, "s", false, 8);
+    assert_eq!(let_through(&answers, 3), [3, 7], "{answers:?}");
+    for bad in ["0", "-1", "three"] {
+        let output = hook(dir, &["--stop-cap", bad], &stop_event("s", false));
+        assert_eq!(output.status.code(), Some(2));
+        assert!(
+            stderr(&output).contains(&format!("`--stop-cap {bad}`: expected a whole number")),
+            "{}",
+            stderr(&output)
+        );
+    }
+    // The printed settings run the binary with the same cap.
+    let output = hook(dir, &["--print-settings", "claude", "--stop-cap", "3"], "");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("--stop-cap 3"),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
+
+/// A state directory that is a file: the count cannot be kept, so the run
+/// rests on `stop_hook_active` alone — one refusal, then the agent stops,
+/// and the person is told why.
+fn without_a_usable_state_dir_a_stop_hook_keeps_the_agent_going_once(dir: &Path) {
+    let config = keep_going_config(dir);
+    let file = dir.join("not-a-directory");
+    std::fs::write(&file, "").unwrap();
+    let args = [
+        "--config",
+        config.as_str(),
+        "--state-dir",
+        file.to_str().unwrap(),
+    ];
+    assert_eq!(stop(dir, &args, "s", false), Stopping::Blocked);
+    let Stopping::Stopped(Some(note)) = stop(dir, &args, "s", true) else {
+        panic!("a stop after a refused one is let through");
+    };
+    for says in [
+        "could not be kept",
+        "not-a-directory",
+        "at most once in a row",
+        "keep going",
+    ] {
+        assert!(note.contains(says), "{note}");
+    }
+}
+
+/// A session id is the host's, but it names no file: whatever it holds,
+/// the count is a hashed name under `stops/`.
+fn session_ids_name_no_path(dir: &Path) {
+    let config = keep_going_config(dir);
+    let args = ["--config", config.as_str()];
+    for session in ["../../escaped", "/tmp/absolute", "a\0b", ""] {
+        assert_eq!(stop(dir, &args, session, false), Stopping::Blocked);
+    }
+    let mut names: Vec<String> = std::fs::read_dir(dir.join(".hooks/stops"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    // Each a count and the lock beside it.
+    assert_eq!(names.len(), 8, "{names:?}");
+    for name in &names {
+        let (hash, ending) = name.split_once('.').unwrap();
+        assert!(ending == "count" || ending == "lock", "{name}");
+        assert!(hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()));
+    }
+    assert!(!dir.join("escaped").exists() && !Path::new("/tmp/absolute").exists());
 }
