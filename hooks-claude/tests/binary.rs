@@ -117,6 +117,10 @@ fn main() -> ExitCode {
             without_a_usable_state_dir_a_stop_hook_keeps_the_agent_going_once,
         ),
         ("session_ids_name_no_path", session_ids_name_no_path),
+        (
+            "a_stop_frozen_or_killed_mid_hooks_counts_as_refused",
+            a_stop_frozen_or_killed_mid_hooks_counts_as_refused,
+        ),
     ];
     let root = scratch();
     let mut failed = 0;
@@ -655,4 +659,82 @@ fn session_ids_name_no_path(dir: &Path) {
         assert!(hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()));
     }
     assert!(!dir.join("escaped").exists() && !Path::new("/tmp/absolute").exists());
+}
+
+/// A stop whose process is frozen (SIGSTOP) while its hooks run holds its
+/// session's turn: another stop of the session waits, and is answered at
+/// its deadline — blocked, as any hook past it. Killed (SIGKILL), the stop
+/// counts as refused: the count was written before the hooks ran.
+fn a_stop_frozen_or_killed_mid_hooks_counts_as_refused(dir: &Path) {
+    let running = dir.join("running");
+    let hang = dir.join("hang");
+    let config = dir.join("slow.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[hooks]]\nevent = \"stop\"\ncommand = [\"sh\", \"-c\", \
+             \"if test -e '{hang}'; then touch '{running}'; sleep 60; fi; \
+             echo 'the tests fail: keep going' >&2; exit 2\"]\n",
+            hang = hang.display(),
+            running = running.display()
+        ),
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    let args = ["--config", config];
+    assert_eq!(stop(dir, &args, "s", false), Stopping::Blocked);
+    std::fs::write(&hang, "").unwrap();
+    let mut child = Command::new(std::env::current_exe().expect("own path"))
+        .env(CHILD, "1")
+        .env_remove("HOOKS_STATE_DIR")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the hook binary");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stop_event("s", true).as_bytes())
+        .unwrap();
+    // Its hooks are running (so it holds the session's turn): then freeze it.
+    let started = std::time::Instant::now();
+    while !running.exists() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(120),
+            "the stop hook never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = child.id().to_string();
+    let frozen = Command::new("kill").args(["-STOP", &pid]).status().unwrap();
+    assert!(frozen.success());
+    std::fs::remove_file(&hang).unwrap();
+    let waited = std::time::Instant::now();
+    let output = hook(
+        dir,
+        &["--config", config, "--timeout", "2"],
+        &stop_event("s", true),
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("did not finish within 2s"),
+        "{}",
+        stderr(&output)
+    );
+    // Answered, not left waiting on the frozen one (a generous bound).
+    assert!(waited.elapsed() < std::time::Duration::from_secs(60));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // One refused before it, and the killed one: six more, then it stops.
+    let on = stops(dir, &args, "s", true, 7);
+    assert_eq!(
+        let_through(&on, hooks_core::DEFAULT_STOP_DENIAL_CAP),
+        [6],
+        "{on:?}"
+    );
 }
