@@ -767,3 +767,59 @@ async fn a_message_for_the_person_is_a_system_message_on_every_mapped_event() {
         }
     }
 }
+
+/// The count is kept per agent: a sub-agent's refused stops and its
+/// parent's are two runs, each capped on its own.
+#[tokio::test]
+async fn each_agent_of_a_session_has_its_own_run_of_refused_stops() {
+    let state = state_dir("per-agent");
+    let responder = Responder::new(
+        no_hooks()
+            .stop_denial_cap(2)
+            .hook(Hook::new("not_yet", |_: &mut Stop| {
+                Decision::deny("not yet")
+            }))
+            .hook(Hook::new("cite", |_: &mut SubagentStop| {
+                Decision::deny("cite your sources")
+            })),
+        Host::Claude,
+    )
+    .unwrap()
+    .state_dir(&state);
+    let event = |name: &str, active: bool| {
+        let mut event = fixture(Host::Claude, name);
+        event.insert("stop_hook_active".into(), json!(active));
+        serde_json::to_vec(&event).unwrap()
+    };
+    let mut seen = Vec::new();
+    for (name, active) in [
+        ("SubagentStop", false),
+        ("Stop", false),
+        ("SubagentStop", true),
+        ("Stop", true),
+        ("SubagentStop", true),
+        ("Stop", true),
+    ] {
+        let answer = responder.answer(&event(name, active)).await;
+        seen.push((name, answer.code()));
+        if answer.code() == 0 {
+            let note = answer.json_value().unwrap()["systemMessage"].clone();
+            assert!(
+                note.as_str().unwrap().contains("2 times in a row, the cap"),
+                "{note}"
+            );
+        }
+    }
+    assert_eq!(
+        seen,
+        [
+            ("SubagentStop", 2),
+            ("Stop", 2),
+            ("SubagentStop", 2),
+            ("Stop", 2),
+            ("SubagentStop", 0),
+            ("Stop", 0),
+        ]
+    );
+    std::fs::remove_dir_all(&state).unwrap();
+}
