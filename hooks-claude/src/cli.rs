@@ -25,7 +25,9 @@ const HELP: &str = "\
 Claude Code or Codex runs this as its command hook for every event: the
 event comes on stdin, the hooks run in order, and the answer goes back in
 their protocol (exit 2 with the reason to block; JSON for rewrites, asks and
-context). A panic, a timeout, unreadable input or a broken store blocks too.
+context). A panic, a timeout, unreadable input or a broken store blocks too;
+only the count of refused stops, if it cannot be kept, lets a stop through
+(see --stop-cap).
 
 options:
   --host claude|codex     whose protocol to answer in (default claude)

@@ -601,6 +601,12 @@ fn the_stop_cap_is_set_on_the_command_line(dir: &Path) {
             stderr(&output)
         );
     }
+    let help = hook(dir, &["--help"], "");
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        help.contains("--stop-cap N") && help.contains("stop_hook_active false starts over"),
+        "{help}"
+    );
     // The printed settings run the binary with the same cap.
     let output = hook(dir, &["--print-settings", "claude", "--stop-cap", "3"], "");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
