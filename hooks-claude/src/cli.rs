@@ -18,22 +18,32 @@ use crate::input::MAX_INPUT;
 use crate::respond::{DEFAULT_TIMEOUT, Responder};
 
 const USAGE: &str = "usage: {name} [--host claude|codex] [--config FILE] [--state-dir DIR] \
-                     [--timeout SECONDS] [--rewrites ask|allow] [--print-settings claude|codex] [--describe]";
+                     [--timeout SECONDS] [--stop-cap N] [--rewrites ask|allow] [--print-settings claude|codex] \
+                     [--describe]";
 
 const HELP: &str = "\
 Claude Code or Codex runs this as its command hook for every event: the
 event comes on stdin, the hooks run in order, and the answer goes back in
 their protocol (exit 2 with the reason to block; JSON for rewrites, asks and
-context). A panic, a timeout, unreadable input or a broken store blocks too.
+context). A panic, a timeout, unreadable input or a broken store blocks too;
+only the count of refused stops, if it cannot be kept, lets a stop through
+(see --stop-cap).
 
 options:
   --host claude|codex     whose protocol to answer in (default claude)
   --config FILE           hooks and standard-hook tables (TOML, or a Claude Code settings.json)
-  --state-dir DIR         where the config's stores live between calls, for tables that
-                          name no file: rate-limit.db, audit.jsonl, approvals.sqlite3
+  --state-dir DIR         where what outlives a call is kept: the count of refused stops
+                          (stops/), and the config's stores for tables that name no file:
+                          rate-limit.db, audit.jsonl, approvals.sqlite3
                           (default $HOOKS_STATE_DIR, else $CLAUDE_PROJECT_DIR/.hooks,
-                          else ./.hooks; made only when a store opens there)
+                          else ./.hooks; made only when something is first written there)
   --timeout SECONDS       how long the hooks may take before the event is blocked (default 55)
+  --stop-cap N            how many times in a row stop hooks may keep the agent going
+                          (default 8); the next stop is let through, saying so to the
+                          person (systemMessage). Counted per session across calls in
+                          --state-dir; a stop with stop_hook_active false starts over. If
+                          the count cannot be kept there, a stop hook keeps the agent going
+                          at most once in a row
   --rewrites ask|allow    Claude Code: send a rewritten call with `ask` (default) or `allow`
   --print-settings HOST   print the settings that install this binary for HOST, and exit
   --describe              print the hooks, in order, and exit
@@ -67,6 +77,7 @@ struct Options {
     config: Option<PathBuf>,
     state_dir: Option<PathBuf>,
     timeout: Option<Duration>,
+    stop_cap: Option<u32>,
     rewrites: RewriteDecision,
     print_settings: Option<Host>,
     describe: bool,
@@ -175,13 +186,18 @@ impl HookBinary {
     /// The dispatcher the options describe.
     fn responder(self, options: &Options) -> Result<Responder, String> {
         let mut builder = self.builder;
+        if let Some(cap) = options.stop_cap {
+            builder = builder.stop_denial_cap(cap);
+        }
         if let Some(path) = &options.config {
             let config = hooks_config::load(path)
                 .map_err(|error| error.to_string())?
                 .state_dir(state_dir(options));
             builder = config.apply(builder).map_err(|error| error.to_string())?;
         }
-        let mut responder = Responder::new(builder, options.host)?.rewrites(options.rewrites);
+        let mut responder = Responder::new(builder, options.host)?
+            .rewrites(options.rewrites)
+            .state_dir(state_dir(options));
         if let Some(timeout) = options.timeout {
             responder = responder.timeout(timeout);
         }
@@ -248,6 +264,17 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Options, String> {
                     })?;
                 options.timeout = Some(Duration::from_secs(parsed));
             }
+            "--stop-cap" => {
+                let cap = value("a number of stops")?;
+                let parsed = cap
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|cap| *cap > 0)
+                    .ok_or_else(|| {
+                        format!("`--stop-cap {cap}`: expected a whole number of stops above 0")
+                    })?;
+                options.stop_cap = Some(parsed);
+            }
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
@@ -276,6 +303,9 @@ fn print_settings(options: &Options, host: Host) -> Result<String, String> {
     }
     if let Some(dir) = &options.state_dir {
         words.extend(["--state-dir".to_owned(), absolute(dir)?]);
+    }
+    if let Some(cap) = options.stop_cap {
+        words.extend(["--stop-cap".to_owned(), cap.to_string()]);
     }
     if options.rewrites == RewriteDecision::Allow {
         words.extend(["--rewrites".to_owned(), "allow".to_owned()]);

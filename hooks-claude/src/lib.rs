@@ -23,7 +23,18 @@
 //! its own: the rate limit counts in `rate-limit.db`, the audit log writes
 //! `audit.jsonl`, approvals wait in `approvals.sqlite3`. Standard hooks run
 //! only as the config file's tables ask: without a config, the binary runs
-//! the program's own hooks and writes nothing.
+//! the program's own hooks and writes nothing but the count of refused stops.
+//!
+//! That count is what keeps a `stop` hook from holding the agent in a loop:
+//! the dispatcher lets the agent stop after
+//! [`stop_denial_cap`](hooks_core::HooksBuilder::stop_denial_cap) refusals in
+//! a row (8; `--stop-cap`), and since every stop is a process of its own,
+//! the count is carried in the state directory (`stops/`), per session and
+//! agent, with a lock so concurrent stops of one session take turns. The
+//! host's `stop_hook_active: false` starts it over; the stop let through at
+//! the cap carries a `systemMessage` saying so. Where it cannot be kept, a
+//! stop hook keeps the agent going at most once in a row
+//! ([`Responder::state_dir`]).
 //!
 //! A program with its own hooks:
 //!
@@ -59,6 +70,7 @@ mod host;
 mod input;
 mod respond;
 mod settings;
+mod stops;
 mod tools;
 
 pub use answer::{Answer, BLOCK};

@@ -1,15 +1,17 @@
 //! One event in, one answer out: parse, dispatch under a deadline, answer
 //! in the host's protocol. Everything that goes wrong blocks.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hooks_core::{Hooks, Outcome, Value};
+use hooks_core::{Hooks, Outcome, Session, Value, json};
 
 use crate::answer::{Answer, PreToolAnswer, Reply, refuse};
 use crate::asks::Asked;
 use crate::host::{Host, RewriteDecision};
 use crate::input::{self, Incoming};
+use crate::stops::{Run, StopCounts};
 
 /// A built dispatcher answering events for one host.
 ///
@@ -33,6 +35,7 @@ pub struct Responder {
     timeout: Duration,
     user: Option<String>,
     asked: Arc<Asked>,
+    stops: Option<StopCounts>,
 }
 
 /// How long the hooks may take, unless told: below Claude Code's and
@@ -63,6 +66,7 @@ impl Responder {
             timeout: DEFAULT_TIMEOUT,
             user: None,
             asked,
+            stops: None,
         })
     }
 
@@ -84,6 +88,22 @@ impl Responder {
     #[must_use]
     pub fn user(mut self, user: impl Into<String>) -> Self {
         self.user = Some(user.into());
+        self
+    }
+
+    /// Keeps the run of refused stops in `dir` (under `stops/`), so the
+    /// dispatcher's [`stop_denial_cap`](hooks_core::HooksBuilder::stop_denial_cap)
+    /// holds across processes: each event is a process of its own, and a
+    /// `stop` hook that always refuses would otherwise keep the agent going
+    /// for ever. [`HookBinary`](crate::HookBinary) always gives one.
+    ///
+    /// Without it (or when it cannot be used: a file not a directory, no
+    /// permission, a full disk), the count rests on the host's
+    /// `stop_hook_active` alone: a stop hook keeps the agent going at most
+    /// once in a row, and the stop let through says why.
+    #[must_use]
+    pub fn state_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.stops = Some(StopCounts::new(&dir.into()));
         self
     }
 
@@ -154,12 +174,15 @@ impl Responder {
                     .answer()
             }
             Incoming::Stop(mut ctx) => {
+                let run = self.resume(ctx.session(), ctx.stop_hook_active()).await;
                 let outcome = hooks.dispatch(&mut ctx).await;
-                stopping("Stop", &outcome)
+                self.stopped("Stop", &outcome, run, ctx.session()).await
             }
             Incoming::SubagentStop(mut ctx) => {
+                let run = self.resume(ctx.session(), ctx.stop_hook_active()).await;
                 let outcome = hooks.dispatch(&mut ctx).await;
-                stopping("SubagentStop", &outcome)
+                self.stopped("SubagentStop", &outcome, run, ctx.session())
+                    .await
             }
             Incoming::PreCompact(mut ctx) => {
                 let outcome = hooks.dispatch(&mut ctx).await;
@@ -229,11 +252,69 @@ impl Responder {
     }
 }
 
-/// A stop refused keeps the agent going, with the reason as its next instruction.
-fn stopping(event: &'static str, outcome: &Outcome) -> Answer {
-    match outcome.denial() {
-        Some(denial) => refuse(event, outcome, denial),
-        None => Reply::new(event, outcome).answer(),
+impl Responder {
+    /// Resumes `session`'s count of refused stops where the last process
+    /// left it; when it cannot be kept, from `active` alone: past the cap
+    /// if the stop before was refused.
+    async fn resume(&self, session: &Session, active: bool) -> Result<Run, String> {
+        let cap = self.hooks.stop_denial_cap();
+        let run = match &self.stops {
+            Some(stops) => stops.begin(session, active, cap).await,
+            None => Err("no state directory to keep it in".to_owned()),
+        };
+        session.resume_stop_denials(match &run {
+            Ok(run) => run.before(),
+            Err(_) if active => cap,
+            Err(_) => 0,
+        });
+        run
+    }
+
+    /// A stop refused keeps the agent going, with the reason as its next
+    /// instruction; one let through past the cap says so to the person.
+    async fn stopped(
+        &self,
+        event: &'static str,
+        outcome: &Outcome,
+        run: Result<Run, String>,
+        session: &Session,
+    ) -> Answer {
+        let (trouble, kept) = match run {
+            Ok(run) => (run.finish(session.stop_denials()).await.err(), true),
+            Err(trouble) => (Some(trouble), false),
+        };
+        if let Some(trouble) = &trouble {
+            tracing::warn!(%trouble, "the count of refused stops is not kept");
+        }
+        if let Some(denial) = outcome.denial() {
+            return refuse(event, outcome, denial);
+        }
+        let Some(capped) = outcome.stop_capped() else {
+            return Reply::new(event, outcome).answer();
+        };
+        let why = match &trouble {
+            Some(trouble) if !kept => format!(
+                "the count of refused stops could not be kept ({trouble}), so a stop hook \
+                 keeps the agent going at most once in a row"
+            ),
+            _ => format!(
+                "stop hooks kept the agent going {} times in a row, the cap",
+                capped.cap
+            ),
+        };
+        let note = format!(
+            "hooks: {why}; it stops now, though `{}` said: {}",
+            capped.hook, capped.reason
+        );
+        let messages: Vec<&str> = outcome
+            .messages()
+            .iter()
+            .map(|message| message.text.as_str())
+            .chain([note.as_str()])
+            .collect();
+        Reply::new(event, outcome)
+            .top("systemMessage", json!(messages.join("\n")))
+            .answer()
     }
 }
 

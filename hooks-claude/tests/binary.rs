@@ -96,6 +96,31 @@ fn main() -> ExitCode {
             "an_answer_given_before_reading_the_input_is_the_answer",
             an_answer_given_before_reading_the_input_is_the_answer,
         ),
+        (
+            "twenty_stops_in_a_row_are_capped_across_processes",
+            twenty_stops_in_a_row_are_capped_across_processes,
+        ),
+        (
+            "a_stop_let_through_starts_the_count_again",
+            a_stop_let_through_starts_the_count_again,
+        ),
+        (
+            "concurrent_stops_of_a_session_count_one_by_one",
+            concurrent_stops_of_a_session_count_one_by_one,
+        ),
+        (
+            "the_stop_cap_is_set_on_the_command_line",
+            the_stop_cap_is_set_on_the_command_line,
+        ),
+        (
+            "without_a_usable_state_dir_a_stop_hook_keeps_the_agent_going_once",
+            without_a_usable_state_dir_a_stop_hook_keeps_the_agent_going_once,
+        ),
+        ("session_ids_name_no_path", session_ids_name_no_path),
+        (
+            "a_stop_frozen_or_killed_mid_hooks_counts_as_refused",
+            a_stop_frozen_or_killed_mid_hooks_counts_as_refused,
+        ),
     ];
     let root = scratch();
     let mut failed = 0;
@@ -389,4 +414,333 @@ fn an_answer_given_before_reading_the_input_is_the_answer(dir: &Path) {
     let output = hook(dir, &["--hots", "claude"], &event);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("unknown argument `--hots`"));
+}
+
+/// A config whose `stop` hook refuses every stop, unless a file named
+/// `allow` is in `dir`; its path.
+fn keep_going_config(dir: &Path) -> String {
+    let config = dir.join("keep-going.toml");
+    let allow = dir.join("allow");
+    std::fs::write(
+        &config,
+        format!(
+            "[[hooks]]\nevent = \"stop\"\ncommand = [\"sh\", \"-c\", \
+             \"test -e '{}' || {{ echo 'the tests fail: keep going' >&2; exit 2; }}\"]\n",
+            allow.display()
+        ),
+    )
+    .unwrap();
+    config.to_str().unwrap().to_owned()
+}
+
+fn stop_event(session: &str, active: bool) -> String {
+    json!({
+        "session_id": session, "transcript_path": "/tmp/t.jsonl", "cwd": "/work",
+        "permission_mode": "default", "hook_event_name": "Stop",
+        "stop_hook_active": active, "last_assistant_message": "done"
+    })
+    .to_string()
+}
+
+/// What one stop was answered: `Blocked`, or `Stopped` with the note left
+/// for the person (if any).
+#[derive(Debug, PartialEq)]
+enum Stopping {
+    Blocked,
+    Stopped(Option<String>),
+}
+
+fn stop(dir: &Path, args: &[&str], session: &str, active: bool) -> Stopping {
+    let output = hook(dir, args, &stop_event(session, active));
+    match output.status.code() {
+        Some(2) => {
+            assert!(
+                stderr(&output).contains("the tests fail: keep going"),
+                "{}",
+                stderr(&output)
+            );
+            Stopping::Blocked
+        }
+        Some(0) if output.stdout.is_empty() => Stopping::Stopped(None),
+        Some(0) => {
+            let answer = stdout_json(&output);
+            let note = answer["systemMessage"].as_str().map(str::to_owned);
+            assert!(note.is_some(), "{answer}");
+            Stopping::Stopped(note)
+        }
+        other => panic!("exit {other:?}: {}", stderr(&output)),
+    }
+}
+
+/// Runs `count` stops of `session` as the host would send them:
+/// `stop_hook_active` says whether the one before was blocked, starting
+/// from `active`. Returns the answers.
+fn stops(
+    dir: &Path,
+    args: &[&str],
+    session: &str,
+    mut active: bool,
+    count: usize,
+) -> Vec<Stopping> {
+    (0..count)
+        .map(|_| {
+            let answer = stop(dir, args, session, active);
+            active = answer == Stopping::Blocked;
+            answer
+        })
+        .collect()
+}
+
+/// Where each stop was let through (its index), checking its note names the cap.
+fn let_through(answers: &[Stopping], cap: u32) -> Vec<usize> {
+    answers
+        .iter()
+        .enumerate()
+        .filter_map(|(index, answer)| match answer {
+            Stopping::Blocked => None,
+            Stopping::Stopped(note) => {
+                let note = note.as_deref().unwrap_or_default();
+                assert!(
+                    note.contains(&format!("{cap} times in a row")) && note.contains("keep going"),
+                    "{note:?}"
+                );
+                Some(index)
+            }
+        })
+        .collect()
+}
+
+/// Each stop is a process of its own: the cap must hold across them, or an
+/// always-refusing stop hook holds the agent in a loop for ever.
+fn twenty_stops_in_a_row_are_capped_across_processes(dir: &Path) {
+    let config = keep_going_config(dir);
+    let args = ["--config", config.as_str()];
+    let cap = hooks_core::DEFAULT_STOP_DENIAL_CAP;
+    let first = stops(dir, &args, "loop-1", false, 20);
+    // Eight refusals in a row, then the agent stops; the next turn starts over.
+    assert_eq!(let_through(&first, cap), [8, 17], "{first:?}");
+    // Another session counts on its own...
+    let other = stops(dir, &args, "loop-2", false, 9);
+    assert_eq!(let_through(&other, cap), [8], "{other:?}");
+    // ...and left the first one's count alone: it was at 2.
+    let on = stops(dir, &args, "loop-1", true, 7);
+    assert_eq!(let_through(&on, cap), [6], "{on:?}");
+    // What the user saw: ten stops, each saying the one before was blocked.
+    let told = (0..10)
+        .map(|_| stop(dir, &args, "loop-3", true))
+        .collect::<Vec<_>>();
+    assert!(let_through(&told, cap).len() == 1, "{told:?}");
+}
+
+/// A stop the hooks let through ends the run: the next refusals count from
+/// the start, whatever the host says of the stop before.
+fn a_stop_let_through_starts_the_count_again(dir: &Path) {
+    let config = keep_going_config(dir);
+    let args = ["--config", config.as_str()];
+    let cap = hooks_core::DEFAULT_STOP_DENIAL_CAP;
+    let five = stops(dir, &args, "s", false, 5);
+    assert!(let_through(&five, cap).is_empty(), "{five:?}");
+    // The tests pass: the hook lets the agent stop, with nothing to say.
+    std::fs::write(dir.join("allow"), "").unwrap();
+    assert_eq!(stop(dir, &args, "s", true), Stopping::Stopped(None));
+    std::fs::remove_file(dir.join("allow")).unwrap();
+    assert!(
+        std::fs::read_dir(dir.join(".hooks/stops"))
+            .unwrap()
+            .next()
+            .is_none(),
+        "a stop let through leaves no files"
+    );
+    // Even told the stop before was refused, the run is at one, not six:
+    // seven more refusals (to eight), then the agent stops.
+    let again = stops(dir, &args, "s", true, 8);
+    assert_eq!(let_through(&again, cap), [7], "{again:?}");
+    // A new turn (`stop_hook_active` false) starts over too.
+    let five = stops(dir, &args, "t", false, 5);
+    assert!(let_through(&five, cap).is_empty(), "{five:?}");
+    let turn = stops(dir, &args, "t", false, 9);
+    assert_eq!(let_through(&turn, cap), [8], "{turn:?}");
+}
+
+/// Twenty processes of one session at once, each told the stop before was
+/// refused: they take turns with the count, so exactly every eighth run of
+/// the hooks (the first counted from one) is let through.
+fn concurrent_stops_of_a_session_count_one_by_one(dir: &Path) {
+    let config = keep_going_config(dir);
+    let cap = hooks_core::DEFAULT_STOP_DENIAL_CAP;
+    let answers: Vec<Stopping> = std::thread::scope(|scope| {
+        let children: Vec<_> = (0..20)
+            .map(|_| {
+                let config = config.as_str();
+                scope.spawn(move || stop(dir, &["--config", config], "together", true))
+            })
+            .collect();
+        children
+            .into_iter()
+            .map(|child| child.join().expect("a stop's thread"))
+            .collect()
+    });
+    // One by one: refusals 2..=8, let through, 2..=8, let through, 2..=5.
+    assert_eq!(let_through(&answers, cap).len(), 2, "{answers:?}");
+    // And the count was left at five, not torn or lost: three more refusals.
+    let on = stops(dir, &["--config", &config], "together", true, 4);
+    assert_eq!(let_through(&on, cap), [3], "{on:?}");
+}
+
+fn the_stop_cap_is_set_on_the_command_line(dir: &Path) {
+    let config = keep_going_config(dir);
+    let args = ["--config", config.as_str(), "--stop-cap", "3"];
+    let answers = stops(dir, &args, "s", false, 8);
+    assert_eq!(let_through(&answers, 3), [3, 7], "{answers:?}");
+    for bad in ["0", "-1", "three"] {
+        let output = hook(dir, &["--stop-cap", bad], &stop_event("s", false));
+        assert_eq!(output.status.code(), Some(2));
+        assert!(
+            stderr(&output).contains(&format!("`--stop-cap {bad}`: expected a whole number")),
+            "{}",
+            stderr(&output)
+        );
+    }
+    let help = hook(dir, &["--help"], "");
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        help.contains("--stop-cap N") && help.contains("stop_hook_active false starts over"),
+        "{help}"
+    );
+    // The printed settings run the binary with the same cap.
+    let output = hook(dir, &["--print-settings", "claude", "--stop-cap", "3"], "");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("--stop-cap 3"),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
+
+/// A state directory that is a file: the count cannot be kept, so the run
+/// rests on `stop_hook_active` alone — one refusal, then the agent stops,
+/// and the person is told why.
+fn without_a_usable_state_dir_a_stop_hook_keeps_the_agent_going_once(dir: &Path) {
+    let config = keep_going_config(dir);
+    let file = dir.join("not-a-directory");
+    std::fs::write(&file, "").unwrap();
+    let args = [
+        "--config",
+        config.as_str(),
+        "--state-dir",
+        file.to_str().unwrap(),
+    ];
+    assert_eq!(stop(dir, &args, "s", false), Stopping::Blocked);
+    let Stopping::Stopped(Some(note)) = stop(dir, &args, "s", true) else {
+        panic!("a stop after a refused one is let through");
+    };
+    for says in [
+        "could not be kept",
+        "not-a-directory",
+        "at most once in a row",
+        "keep going",
+    ] {
+        assert!(note.contains(says), "{note}");
+    }
+}
+
+/// A session id is the host's, but it names no file: whatever it holds,
+/// the count is a hashed name under `stops/`.
+fn session_ids_name_no_path(dir: &Path) {
+    let config = keep_going_config(dir);
+    let args = ["--config", config.as_str()];
+    for session in ["../../escaped", "/tmp/absolute", "a\0b", ""] {
+        assert_eq!(stop(dir, &args, session, false), Stopping::Blocked);
+    }
+    let mut names: Vec<String> = std::fs::read_dir(dir.join(".hooks/stops"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    // Each a count and the lock beside it.
+    assert_eq!(names.len(), 8, "{names:?}");
+    for name in &names {
+        let (hash, ending) = name.split_once('.').unwrap();
+        assert!(ending == "count" || ending == "lock", "{name}");
+        assert!(hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()));
+    }
+    assert!(!dir.join("escaped").exists() && !Path::new("/tmp/absolute").exists());
+}
+
+/// A stop whose process is frozen (SIGSTOP) while its hooks run holds its
+/// session's turn: another stop of the session waits, and is answered at
+/// its deadline — blocked, as any hook past it. Killed (SIGKILL), the stop
+/// counts as refused: the count was written before the hooks ran.
+fn a_stop_frozen_or_killed_mid_hooks_counts_as_refused(dir: &Path) {
+    let running = dir.join("running");
+    let hang = dir.join("hang");
+    let config = dir.join("slow.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[hooks]]\nevent = \"stop\"\ncommand = [\"sh\", \"-c\", \
+             \"if test -e '{hang}'; then touch '{running}'; sleep 60; fi; \
+             echo 'the tests fail: keep going' >&2; exit 2\"]\n",
+            hang = hang.display(),
+            running = running.display()
+        ),
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    let args = ["--config", config];
+    assert_eq!(stop(dir, &args, "s", false), Stopping::Blocked);
+    std::fs::write(&hang, "").unwrap();
+    let mut child = Command::new(std::env::current_exe().expect("own path"))
+        .env(CHILD, "1")
+        .env_remove("HOOKS_STATE_DIR")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the hook binary");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stop_event("s", true).as_bytes())
+        .unwrap();
+    // Its hooks are running (so it holds the session's turn): then freeze it.
+    let started = std::time::Instant::now();
+    while !running.exists() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(120),
+            "the stop hook never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = child.id().to_string();
+    let frozen = Command::new("kill").args(["-STOP", &pid]).status().unwrap();
+    assert!(frozen.success());
+    std::fs::remove_file(&hang).unwrap();
+    let waited = std::time::Instant::now();
+    let output = hook(
+        dir,
+        &["--config", config, "--timeout", "2"],
+        &stop_event("s", true),
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("did not finish within 2s"),
+        "{}",
+        stderr(&output)
+    );
+    // Answered, not left waiting on the frozen one (a generous bound).
+    assert!(waited.elapsed() < std::time::Duration::from_secs(60));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // One refused before it, and the killed one: six more, then it stops.
+    let on = stops(dir, &args, "s", true, 7);
+    assert_eq!(
+        let_through(&on, hooks_core::DEFAULT_STOP_DENIAL_CAP),
+        [6],
+        "{on:?}"
+    );
 }

@@ -630,14 +630,25 @@ async fn a_sub_agent_start_gets_context() {
     }
 }
 
+/// A state directory of the test's own, empty.
+fn state_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("payloads-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
 #[tokio::test]
 async fn a_refused_stop_keeps_the_agent_going() {
+    let state = state_dir("refused-stop");
     for host in HOSTS {
         let stop = no_hooks().hook(Hook::new("run_the_linter", |_: &mut Stop| {
             Decision::deny("run cargo clippy before stopping")
         }));
+        // Where the run of refused stops is counted between processes.
+        let responder = Responder::new(stop, host).unwrap().state_dir(&state);
         blocked(
-            &answer(host, stop, "Stop").await,
+            &responder.answer(&raw(host, "Stop")).await,
             &["run cargo clippy before stopping", "run_the_linter"],
         );
         let log = Log::default();
@@ -662,6 +673,40 @@ async fn a_refused_stop_keeps_the_agent_going() {
             seen[0].metadata["agent_transcript_path"],
             f["agent_transcript_path"]
         );
+    }
+    std::fs::remove_dir_all(&state).unwrap();
+}
+
+/// With nowhere to count, a stop after a refused one (`stop_hook_active`)
+/// is let through: one refusal in a row at most, and the person is told why.
+#[tokio::test]
+async fn without_a_state_dir_a_stop_hook_keeps_the_agent_going_once() {
+    for host in HOSTS {
+        let stop = || {
+            no_hooks().hook(Hook::new("run_the_linter", |_: &mut Stop| {
+                Decision::deny("run cargo clippy before stopping")
+            }))
+        };
+        let mut event = fixture(host, "Stop");
+        for active in [false, true] {
+            event.insert("stop_hook_active".into(), json!(active));
+            let input = serde_json::to_vec(&event).unwrap();
+            let answer = Responder::new(stop(), host).unwrap().answer(&input).await;
+            if !active {
+                blocked(&answer, &["run cargo clippy before stopping"]);
+                continue;
+            }
+            assert_eq!(answer.code(), 0, "{host}: {}", answer.stderr());
+            let note = answer.json_value().unwrap()["systemMessage"].clone();
+            let note = note.as_str().unwrap_or_default();
+            for says in [
+                "could not be kept (no state directory",
+                "at most once in a row",
+                "`run_the_linter` said: run cargo clippy before stopping",
+            ] {
+                assert!(note.contains(says), "{host}: {note}");
+            }
+        }
     }
 }
 
@@ -721,4 +766,60 @@ async fn a_message_for_the_person_is_a_system_message_on_every_mapped_event() {
             }
         }
     }
+}
+
+/// The count is kept per agent: a sub-agent's refused stops and its
+/// parent's are two runs, each capped on its own.
+#[tokio::test]
+async fn each_agent_of_a_session_has_its_own_run_of_refused_stops() {
+    let state = state_dir("per-agent");
+    let responder = Responder::new(
+        no_hooks()
+            .stop_denial_cap(2)
+            .hook(Hook::new("not_yet", |_: &mut Stop| {
+                Decision::deny("not yet")
+            }))
+            .hook(Hook::new("cite", |_: &mut SubagentStop| {
+                Decision::deny("cite your sources")
+            })),
+        Host::Claude,
+    )
+    .unwrap()
+    .state_dir(&state);
+    let event = |name: &str, active: bool| {
+        let mut event = fixture(Host::Claude, name);
+        event.insert("stop_hook_active".into(), json!(active));
+        serde_json::to_vec(&event).unwrap()
+    };
+    let mut seen = Vec::new();
+    for (name, active) in [
+        ("SubagentStop", false),
+        ("Stop", false),
+        ("SubagentStop", true),
+        ("Stop", true),
+        ("SubagentStop", true),
+        ("Stop", true),
+    ] {
+        let answer = responder.answer(&event(name, active)).await;
+        seen.push((name, answer.code()));
+        if answer.code() == 0 {
+            let note = answer.json_value().unwrap()["systemMessage"].clone();
+            assert!(
+                note.as_str().unwrap().contains("2 times in a row, the cap"),
+                "{note}"
+            );
+        }
+    }
+    assert_eq!(
+        seen,
+        [
+            ("SubagentStop", 2),
+            ("Stop", 2),
+            ("SubagentStop", 2),
+            ("Stop", 2),
+            ("SubagentStop", 0),
+            ("Stop", 0),
+        ]
+    );
+    std::fs::remove_dir_all(&state).unwrap();
 }

@@ -51,6 +51,11 @@ impl PartialEq for StopCount {
 }
 
 impl StopCount {
+    /// How many refusals in a row so far.
+    fn get(&self) -> u32 {
+        self.0.load(Ordering::Relaxed)
+    }
+
     /// One more refusal in a row; how many now.
     pub(crate) fn refused(&self) -> u32 {
         self.0.fetch_add(1, Ordering::Relaxed).saturating_add(1)
@@ -150,5 +155,45 @@ impl Serialize for Session {
 impl Session {
     pub(crate) fn stops(&self) -> &StopCount {
         &self.0.stops
+    }
+
+    /// How many times in a row `stop` hooks have kept this agent going (a
+    /// stop they let through starts the count again). The dispatcher lets
+    /// the agent stop once the count would pass its
+    /// [`stop_denial_cap`](crate::HooksBuilder::stop_denial_cap).
+    ///
+    /// ```
+    /// use hooks_core::prelude::*;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let hooks = Hooks::builder()
+    ///     .without_linked()
+    ///     .stop_denial_cap(2)
+    ///     .hook(Hook::new("keep_going", |_: &mut Stop| Decision::deny("the tests fail")))
+    ///     .build()
+    ///     .unwrap();
+    /// let session = Session::new("s");
+    /// assert!(hooks.dispatch(&mut Stop::new(&session)).await.is_denied());
+    /// assert_eq!(session.stop_denials(), 1);
+    ///
+    /// // A process of its own per event: the count comes from where it was kept.
+    /// let later = Session::new("s");
+    /// later.resume_stop_denials(2);
+    /// let outcome = hooks.dispatch(&mut Stop::new(&later)).await;
+    /// assert!(outcome.stop_capped().is_some() && outcome.is_continue());
+    /// assert_eq!(later.stop_denials(), 0);
+    /// # }
+    /// ```
+    pub fn stop_denials(&self) -> u32 {
+        self.0.stops.get()
+    }
+
+    /// Continues a count of refused stops kept elsewhere: for an integration
+    /// that runs each event in a process of its own (hooks-claude keeps the
+    /// count in its state directory), so the cap holds across processes.
+    /// Shared by every clone of this session, like the count itself.
+    pub fn resume_stop_denials(&self, count: u32) {
+        self.0.stops.0.store(count, Ordering::Relaxed);
     }
 }

@@ -89,6 +89,13 @@ impl Hooks {
         self.inner.states.get_typed()
     }
 
+    /// How many times in a row `stop` (or `subagent_stop`) hooks may keep
+    /// an agent going before it is let stop
+    /// ([`HooksBuilder::stop_denial_cap`](crate::HooksBuilder::stop_denial_cap)).
+    pub fn stop_denial_cap(&self) -> u32 {
+        self.inner.stop_denial_cap
+    }
+
     /// Who answers approvals, if anyone.
     pub(crate) fn approver(&self) -> Option<&dyn Approver> {
         self.inner.approver.as_deref()
