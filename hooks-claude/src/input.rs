@@ -5,6 +5,12 @@
 //! (`transcript_path`, `permission_mode`, `model`, `cwd`, Codex's `turn_id`,
 //! ...) goes into the session's metadata under its own name, so a hook can
 //! read it and a config hook sees it again at the top level of its input.
+//!
+//! The event is read strictly: a key named twice in one object, at any
+//! depth (`"tool_name": "Bash", …, "tool_name": "Read"`), is refused, naming
+//! the key and where it is. Which of the two a guard would see and which the
+//! host would run is anyone's guess; one reader taking the first and another
+//! the last is how a check is walked around.
 
 use std::fmt;
 
@@ -55,8 +61,14 @@ const SESSION_FIELDS: &[&str] = &["session_id", "hook_event_name", "agent_id"];
 /// Parses the event; `user` is who runs the tool (the OS user, for the
 /// audit log and per-user limits).
 pub(crate) fn parse(input: &[u8], user: Option<&str>) -> Result<Incoming, InputError> {
-    let value: Value =
-        serde_json::from_slice(input).map_err(|error| InputError(format!("not JSON ({error})")))?;
+    let value = hooks_config::strict_json::parse_slice(input).map_err(|error| {
+        if error.is_data() {
+            // Well-formed JSON that means two things: a key named twice.
+            InputError(error.to_string())
+        } else {
+            InputError(format!("not JSON ({error})"))
+        }
+    })?;
     let Value::Object(mut fields) = value else {
         return Err(InputError("expected a JSON object".into()));
     };
@@ -307,6 +319,11 @@ mod tests {
     fn broken_input_is_an_error_saying_what_is_wrong() {
         for (input, says) in [
             (&b"not json"[..], "not JSON"),
+            (
+                br#"{"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                    "tool_input": {"command": "ls", "command": "rm -rf /"}}"#,
+                "duplicate key `command` at /tool_input/command",
+            ),
             (b"[1]", "expected a JSON object"),
             (br#"{"session_id": "s"}"#, "no `hook_event_name`"),
             (

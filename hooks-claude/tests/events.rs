@@ -1,0 +1,110 @@
+//! The `hooks-claude` binary itself, run as Claude Code and Codex run it (a
+//! new process per event, the event on stdin), on what the hosts send at
+//! the edges: input that means two things, and config hooks answering
+//! events that cannot block.
+
+use std::io::{ErrorKind, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// A scratch directory of this test's own, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("hooks-claude-events-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch directory");
+        Scratch(dir)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs the `hooks-claude` binary in `dir` with `args`, `stdin` its event.
+fn hooks_claude(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hooks-claude"))
+        .env_remove("HOOKS_STATE_DIR")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("HOOKS_LOG")
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start hooks-claude");
+    let mut input = child.stdin.take().expect("stdin");
+    // Written beside the reading: a large event and a large answer must not
+    // wait on each other.
+    std::thread::scope(|scope| {
+        let writer = scope.spawn(move || match input.write_all(stdin) {
+            Err(error) if error.kind() == ErrorKind::BrokenPipe => Ok(()),
+            written => written,
+        });
+        let output = child.wait_with_output().expect("hooks-claude output");
+        writer
+            .join()
+            .expect("the event's writer")
+            .expect("write the event");
+        output
+    })
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn an_event_naming_a_key_twice_is_refused_naming_the_key_and_where() {
+    let dir = Scratch::new("duplicates");
+    for (event, key, at) in [
+        (
+            r#"{"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                "tool_input": {"command": "ls"}, "tool_name": "Read"}"#,
+            "tool_name",
+            "/tool_name",
+        ),
+        (
+            r#"{"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                "tool_input": {"command": "ls", "command": "rm -rf ~"}}"#,
+            "command",
+            "/tool_input/command",
+        ),
+        (
+            r#"{"session_id": "s", "hook_event_name": "PostToolUse", "tool_name": "Edit",
+                "tool_input": {"edits": [{"old_string": "a"}, {"new_string": "b", "new_string": "c"}]},
+                "tool_response": {}}"#,
+            "new_string",
+            "/tool_input/edits/1/new_string",
+        ),
+        (
+            r#"{"session_id": "s", "hook_event_name": "Stop", "hook_event_name": "Notification"}"#,
+            "hook_event_name",
+            "/hook_event_name",
+        ),
+    ] {
+        let output = hooks_claude(dir.path(), &[], event.as_bytes());
+        let reason = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{event}: {reason}");
+        assert!(output.stdout.is_empty(), "{event}");
+        assert!(
+            reason.contains(&format!("duplicate key `{key}` at {at}")),
+            "{event}: {reason}"
+        );
+    }
+    // The same events with each key once pass.
+    let once = r#"{"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "ls"}}"#;
+    let output = hooks_claude(dir.path(), &[], once.as_bytes());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
