@@ -15,8 +15,8 @@
 use std::fmt;
 
 use hooks_core::{
-    CompactTrigger, PostToolUse, PostToolUseFailure, PreCompact, PreToolUse, Session, SessionEnd,
-    SessionStart, Stop, SubagentStart, SubagentStop, ToolError, UserPromptSubmit, Value,
+    PostToolUse, PostToolUseFailure, PreCompact, PreToolUse, Session, SessionEnd, SessionStart,
+    Stop, SubagentStart, SubagentStop, ToolError, UserPromptSubmit, Value,
 };
 use serde_json::Map;
 
@@ -170,18 +170,12 @@ fn context(
             Incoming::SubagentStart(ctx)
         }
         "PreCompact" => {
-            let trigger = match optional_string(fields, "trigger")?.as_deref() {
-                Some("manual") => CompactTrigger::Manual,
-                Some("auto") | None => CompactTrigger::Auto,
-                Some(other) => {
-                    return Err(InputError(format!(
-                        "PreCompact `trigger` is \"{other}\" (expected \"manual\" or \"auto\")"
-                    )));
-                }
-            };
+            // A trigger this binary does not know (a newer host's) is kept
+            // as named: exit 2 here would block the compaction.
+            let trigger = optional_string(fields, "trigger")?.unwrap_or_else(|| "auto".into());
             let instructions = optional_string(fields, "custom_instructions")?;
             let session = in_agent(session, agent, fields);
-            let mut ctx = PreCompact::new(&session, trigger);
+            let mut ctx = PreCompact::named(&session, trigger);
             if let Some(instructions) = instructions.filter(|text| !text.is_empty()) {
                 ctx = ctx.with_custom_instructions(instructions);
             }

@@ -108,3 +108,50 @@ fn an_event_naming_a_key_twice_is_refused_naming_the_key_and_where() {
     let output = hooks_claude(dir.path(), &[], once.as_bytes());
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
+
+/// A config file with one command hook on `event`, running `script` (sh).
+fn config_with(dir: &Path, event: &str, script: &str) -> PathBuf {
+    let config = dir.join("hooks.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[hooks]]\nevent = {event:?}\nname = \"script\"\ncommand = [\"sh\", \"-c\", {script:?}]\n"
+        ),
+    )
+    .expect("write the config");
+    config
+}
+
+/// Claude Code blocks a compaction on exit 2: a trigger this binary does not
+/// know yet (a newer host's) must not block it. The hooks run, shown the
+/// trigger as the host named it, and stderr says it was new.
+#[test]
+fn a_compaction_with_an_unknown_trigger_is_not_blocked_and_hooks_see_the_trigger() {
+    let dir = Scratch::new("trigger");
+    let seen = dir.path().join("seen.json");
+    let config = config_with(
+        dir.path(),
+        "PreCompact",
+        &format!("cat > {}", seen.display()),
+    );
+    let config = config.to_str().unwrap();
+    for (trigger, new) in [("budget", true), ("manual", false), ("auto", false)] {
+        let event = format!(
+            r#"{{"session_id": "s", "hook_event_name": "PreCompact", "transcript_path": "/t.jsonl",
+                "cwd": "/w", "trigger": "{trigger}", "custom_instructions": ""}}"#
+        );
+        let output = hooks_claude(dir.path(), &["--config", config], event.as_bytes());
+        let reason = stderr(&output);
+        assert_eq!(output.status.code(), Some(0), "{trigger}: {reason}");
+        let input: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&seen).expect("the hook ran")).unwrap();
+        assert_eq!(input["trigger"], trigger);
+        assert_eq!(input["hook_event_name"], "PreCompact");
+        assert_eq!(
+            reason.contains(&format!("trigger \"{trigger}\"")),
+            new,
+            "{reason}"
+        );
+        std::fs::remove_file(&seen).unwrap();
+    }
+}

@@ -240,13 +240,6 @@ fn record(log: &Log, event: &'static str, session: &Session, detail: Value) {
         });
 }
 
-fn trigger_name(trigger: CompactTrigger) -> &'static str {
-    match trigger {
-        CompactTrigger::Manual => "manual",
-        CompactTrigger::Auto => "auto",
-    }
-}
-
 /// An observer of `C` writing down the session and what `detail` reads.
 fn seeing<C: Event>(log: &Log, event: &'static str, detail: fn(&C) -> (Session, Value)) -> Hook<C> {
     let log = Arc::clone(log);
@@ -303,7 +296,7 @@ fn recording(log: &Log) -> HooksBuilder {
             (ctx.session().clone(), detail)
         }))
         .hook(seeing(log, "PreCompact", |ctx: &PreCompact| {
-            let detail = json!({"trigger": trigger_name(ctx.trigger()),
+            let detail = json!({"trigger": ctx.trigger_name(),
                                 "custom_instructions": ctx.custom_instructions()});
             (ctx.session().clone(), detail)
         }))

@@ -406,7 +406,7 @@ impl ProtocolEvent for PreCompact {
 
     fn fields(&self) -> Map<String, Value> {
         Map::from_iter([
-            ("trigger".into(), json!(self.trigger())),
+            ("trigger".into(), json!(self.trigger_name())),
             (
                 "custom_instructions".into(),
                 json!(self.custom_instructions().unwrap_or_default()),
