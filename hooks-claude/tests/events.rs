@@ -155,3 +155,71 @@ fn a_compaction_with_an_unknown_trigger_is_not_blocked_and_hooks_see_the_trigger
         std::fs::remove_file(&seen).unwrap();
     }
 }
+
+fn stdout_json(output: &Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "stdout is not JSON ({error}): {:?} (stderr: {})",
+            String::from_utf8_lossy(&output.stdout),
+            stderr(output)
+        )
+    })
+}
+
+/// A config hook exiting 2 on an event that cannot be blocked meant to tell
+/// someone something: Claude Code shows such a hook's stderr to the person.
+/// Through the binary it reaches them as `systemMessage`, beside what the
+/// other hooks said, and the event goes ahead (exit 0).
+#[test]
+fn a_config_hooks_block_on_session_start_or_compaction_reaches_the_person() {
+    let dir = Scratch::new("unblockable");
+    for (event, fields) in [
+        ("SessionStart", r#""source": "startup""#),
+        (
+            "PreCompact",
+            r#""trigger": "auto", "custom_instructions": """#,
+        ),
+    ] {
+        let config = dir.path().join(format!("{event}.toml"));
+        std::fs::write(
+            &config,
+            format!(
+                r#"
+[[hooks]]
+event = "{event}"
+name = "docker_check"
+command = ["sh", "-c", "cat > /dev/null; echo 'the docker daemon is not running' >&2; exit 2"]
+
+[[hooks]]
+event = "{event}"
+name = "note"
+command = ["sh", "-c", "cat > /dev/null; echo '{{\"systemMessage\": \"checked the tree\"}}'"]
+"#
+            ),
+        )
+        .unwrap();
+        let input = format!(
+            r#"{{"session_id": "s", "hook_event_name": "{event}", "transcript_path": "/t.jsonl",
+                "cwd": "/w", {fields}}}"#
+        );
+        let output = hooks_claude(
+            dir.path(),
+            &["--config", config.to_str().unwrap()],
+            input.as_bytes(),
+        );
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{event}: {}",
+            stderr(&output)
+        );
+        let answer = stdout_json(&output);
+        let message = answer["systemMessage"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("the docker daemon is not running"),
+            "{event}: {answer}"
+        );
+        assert!(message.contains("docker_check"), "{event}: {answer}");
+        assert!(message.contains("checked the tree"), "{event}: {answer}");
+    }
+}

@@ -416,7 +416,8 @@ impl ProtocolEvent for PreCompact {
 
     fn apply(&mut self, mut reply: Reply) -> Verdict {
         tell_and_inject!(self, reply);
-        // Passed on even where the event cannot block: the dispatcher logs it.
+        // Passed on even where the event cannot block: the dispatcher tells
+        // the person (a message naming the hook) and logs it.
         Ok(decide(reply))
     }
 }
@@ -473,8 +474,9 @@ impl ProtocolEvent for SessionStart {
     fn apply(&mut self, mut reply: Reply) -> Verdict {
         text_is_context(&mut reply);
         tell_and_inject!(self, reply);
-        // Passed on even where the event cannot block: the dispatcher logs
-        // the block (or ask) and goes on, so the script's answer is not lost.
+        // Passed on even where the event cannot block: the dispatcher tells
+        // the person of a block (naming the hook), logs it, and goes on, so
+        // the script's answer is not lost.
         Ok(decide(reply))
     }
 }
@@ -522,8 +524,9 @@ impl ProtocolEvent for PreModelRequest {
         };
         let hidden: Vec<&str> = hidden.iter().map(String::as_str).collect();
         self.exclude_tools(&hidden);
-        // Passed on even where the event cannot block: the dispatcher logs
-        // the block (or ask) and goes on, so the script's answer is not lost.
+        // Passed on even where the event cannot block: the dispatcher tells
+        // the person of a block (naming the hook), logs it, and goes on, so
+        // the script's answer is not lost.
         Ok(decide(reply))
     }
 }
