@@ -223,3 +223,37 @@ command = ["sh", "-c", "cat > /dev/null; echo '{{\"systemMessage\": \"checked th
         assert!(message.contains("checked the tree"), "{event}: {answer}");
     }
 }
+
+/// A script that ends the session (`continue: false`) and denies the call
+/// with its own reason, but no `stopReason`: its reason is what the model
+/// and the person read, not a stock sentence.
+#[test]
+fn continue_false_without_a_stop_reason_keeps_the_scripts_own_reason() {
+    let dir = Scratch::new("continue");
+    let answer = r#"{"continue": false, "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "production is frozen until Monday"}}"#;
+    let config = config_with(
+        dir.path(),
+        "PreToolUse",
+        &format!("cat > /dev/null; echo '{answer}'"),
+    );
+    let event = r#"{"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "kubectl apply -f prod.yaml"}, "tool_use_id": "toolu_1"}"#;
+    let output = hooks_claude(
+        dir.path(),
+        &["--config", config.to_str().unwrap()],
+        event.as_bytes(),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let answer = stdout_json(&output);
+    assert_eq!(answer["continue"], false, "{answer}");
+    let specific = &answer["hookSpecificOutput"];
+    assert_eq!(specific["permissionDecision"], "deny", "{answer}");
+    for said in [&specific["permissionDecisionReason"], &answer["stopReason"]] {
+        assert!(
+            said.as_str()
+                .unwrap_or_default()
+                .contains("production is frozen until Monday"),
+            "{answer}"
+        );
+    }
+}

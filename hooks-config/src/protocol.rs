@@ -14,7 +14,8 @@
 //!
 //! Output, as JSON: `continue: false` with `stopReason` (the session ends:
 //! [`Outcome::end_session`](hooks_core::Outcome::end_session), and this event
-//! is blocked); `suppressOutput` (the hook's stdout is not logged); `decision: "block"`
+//! is blocked, with the script's own `reason` or `permissionDecisionReason`
+//! if it gave one; without `stopReason`, that reason is the session's too); `suppressOutput` (the hook's stdout is not logged); `decision: "block"`
 //! with `reason`; `hookSpecificOutput.permissionDecision` (`allow`, `deny`,
 //! `ask`) with `permissionDecisionReason`; `hookSpecificOutput.updatedInput`;
 //! `hookSpecificOutput.additionalContext`; `hookSpecificOutput.updatedToolOutput`
@@ -197,26 +198,17 @@ pub(crate) fn parse_output(text: &str) -> Result<Reply, HookError> {
         suppress_output: output.suppress_output,
         ..Reply::default()
     };
-    if output.keep_going == Some(false) {
-        // Claude Code's reason is `stopReason`; a script that wrote only
-        // `reason` meant that one, not a stock sentence.
-        let reason = output
-            .stop_reason
-            .or_else(|| output.reason.clone())
-            .unwrap_or_else(|| "the hook said not to continue".to_owned());
-        // The session ends, and nothing more of this event goes ahead.
-        reply.block = Some(reason.clone());
-        reply.end_session = Some(reason);
-    }
+    // The script's own reason for refusing, in whichever field it gave it.
+    let mut refusal: Option<String> = None;
     match output.decision.as_deref() {
         None | Some("approve" | "allow") => {}
         Some("block" | "deny") => {
-            reply.block.get_or_insert_with(|| {
+            refusal = Some(
                 output
                     .reason
                     .clone()
-                    .unwrap_or_else(|| "blocked by a hook".to_owned())
-            });
+                    .unwrap_or_else(|| "blocked by a hook".to_owned()),
+            );
         }
         Some(other) => {
             return Err(HookError::failed(format!(
@@ -229,7 +221,7 @@ pub(crate) fn parse_output(text: &str) -> Result<Reply, HookError> {
         match specific.permission_decision.as_deref() {
             None | Some("allow") => {}
             Some("deny") => {
-                reply.block.get_or_insert_with(|| {
+                refusal.get_or_insert_with(|| {
                     reason
                         .clone()
                         .unwrap_or_else(|| "denied by a hook".to_owned())
@@ -252,6 +244,21 @@ pub(crate) fn parse_output(text: &str) -> Result<Reply, HookError> {
         reply.hidden_prompts = specific.hidden_prompts;
         reply.hidden_resources = specific.hidden_resources;
     }
+    if output.keep_going == Some(false) {
+        // Claude Code's reason is `stopReason`; a script that gave only
+        // `reason`, or denied the call with its own reason, meant that one,
+        // not a stock sentence.
+        let reason = output
+            .stop_reason
+            .or_else(|| refusal.clone())
+            .or(output.reason)
+            .unwrap_or_else(|| "the hook said not to continue".to_owned());
+        // The session ends, and nothing more of this event goes ahead: the
+        // call is refused with the script's own refusal if it gave one.
+        refusal.get_or_insert_with(|| reason.clone());
+        reply.end_session = Some(reason);
+    }
+    reply.block = refusal;
     Ok(reply)
 }
 
@@ -569,6 +576,27 @@ mod tests {
         let stop = parse_output(r#"{"continue": false, "stopReason": "quota"}"#).unwrap();
         assert_eq!(stop.block.as_deref(), Some("quota"));
         assert_eq!(stop.end_session.as_deref(), Some("quota"));
+        // Without `stopReason`, the script's own refusal is both reasons.
+        for own in [
+            r#"{"continue": false, "reason": "frozen"}"#,
+            r#"{"continue": false, "decision": "block", "reason": "frozen"}"#,
+            r#"{"continue": false, "hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "frozen"}}"#,
+        ] {
+            let stop = parse_output(own).unwrap();
+            assert_eq!(
+                (stop.block.as_deref(), stop.end_session.as_deref()),
+                (Some("frozen"), Some("frozen")),
+                "{own}"
+            );
+        }
+        // With both, the session's end says `stopReason`, the refusal its own.
+        let both = parse_output(r#"{"continue": false, "stopReason": "quota", "hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "frozen"}}"#).unwrap();
+        assert_eq!(
+            (both.block.as_deref(), both.end_session.as_deref()),
+            (Some("frozen"), Some("quota"))
+        );
+        let bare = parse_output(r#"{"continue": false}"#).unwrap();
+        assert_eq!(bare.block.as_deref(), Some("the hook said not to continue"));
         assert!(!stop.suppress_output);
         let quiet = parse_output(r#"{"suppressOutput": true}"#).unwrap();
         assert!(quiet.suppress_output && quiet.end_session.is_none());
