@@ -5,6 +5,9 @@
 //! (`transcript_path`, `permission_mode`, `model`, `cwd`, Codex's `turn_id`,
 //! ...) goes into the session's metadata under its own name, so a hook can
 //! read it and a config hook sees it again at the top level of its input.
+//! One is moved: inside a sub-agent, when the host names the sub-agent's own
+//! transcript (`agent_transcript_path`), that is the session's
+//! `transcript_path`, and the main session's is `parent_transcript_path`.
 //!
 //! The event is read strictly: a key named twice in one object, at any
 //! depth (`"tool_name": "Bash", …, "tool_name": "Read"`), is refused, naming
@@ -188,9 +191,21 @@ fn context(
 
 /// The session, inside the sub-agent `agent` if the event came from one
 /// (Claude Code sends `agent_id` only there), with the rest as metadata.
+///
+/// A sub-agent's `transcript_path` is the main session's; its own is
+/// `agent_transcript_path` (on `SubagentStop`). Where the host names it,
+/// the sub-agent's own is its `transcript_path`, the main one is kept as
+/// `parent_transcript_path`, and `agent_transcript_path` stays as sent.
 fn in_agent(session: Session, agent: Option<String>, fields: &mut Map<String, Value>) -> Session {
     let session = match agent {
-        Some(agent) => session.sub_agent(agent),
+        Some(agent) => {
+            if let Some(own @ Value::String(_)) = fields.get("agent_transcript_path").cloned()
+                && let Some(parent) = fields.insert("transcript_path".into(), own)
+            {
+                fields.insert("parent_transcript_path".into(), parent);
+            }
+            session.sub_agent(agent)
+        }
         None => session,
     };
     with_metadata(session, fields)

@@ -257,3 +257,72 @@ fn continue_false_without_a_stop_reason_keeps_the_scripts_own_reason() {
         );
     }
 }
+
+/// A payload fixture (`tests/payloads/HOST/EVENT.json`), as the host sends it.
+fn fixture(host: &str, event: &str) -> serde_json::Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/payloads")
+        .join(host)
+        .join(format!("{event}.json"));
+    serde_json::from_slice(&std::fs::read(&path).expect("fixture")).expect("fixture JSON")
+}
+
+/// Runs `event` (a fixture) through the binary with one config hook that
+/// copies its input to a file, and returns that input.
+fn seen_by_a_script(dir: &Path, host: &str, event: &str) -> serde_json::Value {
+    let seen = dir.join(format!("{host}-{event}.json"));
+    let config = config_with(dir, event, &format!("cat > {}", seen.display()));
+    let output = hooks_claude(
+        dir,
+        &["--host", host, "--config", config.to_str().unwrap()],
+        fixture(host, event).to_string().as_bytes(),
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{host} {event}: {}",
+        stderr(&output)
+    );
+    serde_json::from_slice(&std::fs::read(&seen).expect("the hook ran")).unwrap()
+}
+
+/// Scripts written for Claude Code read the agent being started as
+/// `agent_id`, as Claude Code (and Codex) send it.
+#[test]
+fn a_script_on_subagent_start_reads_the_agent_as_agent_id() {
+    let dir = Scratch::new("subagent-start");
+    for host in ["claude", "codex"] {
+        let sent = fixture(host, "SubagentStart");
+        let input = seen_by_a_script(dir.path(), host, "SubagentStart");
+        assert_eq!(input["agent_id"], sent["agent_id"], "{host}: {input}");
+        assert_eq!(input["agent_type"], sent["agent_type"], "{host}: {input}");
+        // The one starting it is the main agent: no parent to name.
+        assert!(input.get("parent_agent_id").is_none(), "{host}: {input}");
+        assert_eq!(input["transcript_path"], sent["transcript_path"], "{host}");
+    }
+}
+
+/// A sub-agent's own transcript is `agent_transcript_path`; `transcript_path`
+/// is the main session's. Hooks in the sub-agent read its own as
+/// `transcript_path`, and both where the host put them.
+#[test]
+fn a_sub_agents_transcript_is_its_own() {
+    let dir = Scratch::new("subagent-stop");
+    for host in ["claude", "codex"] {
+        let sent = fixture(host, "SubagentStop");
+        let input = seen_by_a_script(dir.path(), host, "SubagentStop");
+        assert_eq!(input["agent_id"], sent["agent_id"], "{host}: {input}");
+        assert_eq!(
+            input["transcript_path"], sent["agent_transcript_path"],
+            "{host}: {input}"
+        );
+        assert_eq!(
+            input["agent_transcript_path"], sent["agent_transcript_path"],
+            "{host}: {input}"
+        );
+        assert_eq!(
+            input["metadata"]["parent_transcript_path"], sent["transcript_path"],
+            "{host}: {input}"
+        );
+    }
+}

@@ -387,13 +387,21 @@ async fn each_mapped_event_reaches_its_hooks_with_the_payload_fields() {
                 }
             }
             // Everything else the host sent is in the session's metadata,
-            // under its own name, unchanged.
+            // under its own name, unchanged — but a sub-agent's transcript
+            // is its own, the main one kept as `parent_transcript_path`.
             let mut metadata = f.clone();
             for key in ["session_id", "hook_event_name", "agent_id"]
                 .iter()
                 .chain(taken)
             {
                 metadata.remove(*key);
+            }
+            if *event != "SubagentStart"
+                && f.get("agent_id").is_some()
+                && let Some(own) = f.get("agent_transcript_path")
+            {
+                let main = metadata.insert("transcript_path".into(), own.clone());
+                metadata.insert("parent_transcript_path".into(), main.unwrap());
             }
             assert_eq!(seen.metadata, metadata, "{host}/{event}");
         }

@@ -3,9 +3,10 @@
 //!
 //! Input: `session_id`, `cwd`, `hook_event_name`, and the event's fields
 //! (`tool_name`, `tool_input`, `tool_use_id`, `tool_response`, `error`,
-//! `prompt`, `stop_hook_active`, `source`, `reason`, `trigger`), plus ours
-//! (`user_id`, `metadata`; `agent_id` and `parent_agent_id` inside a
-//! sub-agent only, as Claude Code sends `agent_id`); `transcript_path`,
+//! `prompt`, `stop_hook_active`, `source`, `reason`, `trigger`; on
+//! `SubagentStart`, `agent_id` and `agent_type` of the agent being started),
+//! plus ours (`user_id`, `metadata`; `agent_id` and `parent_agent_id` inside
+//! a sub-agent only, as Claude Code sends `agent_id`); `transcript_path`,
 //! `permission_mode` and `model` when the host puts them in the session's
 //! metadata ([`HOST_FIELDS`]). When it gives no `transcript_path` and the
 //! configuration keeps transcripts (`transcript_dir`,
@@ -83,8 +84,15 @@ pub trait ProtocolEvent: Event {
 
 /// Claude Code's input fields only the host can know, passed on from the
 /// session's metadata when the host sets them (`transcript_path` for a Stop
-/// hook that reads the conversation, `permission_mode`, `model`).
-pub const HOST_FIELDS: &[&str] = &["transcript_path", "permission_mode", "model"];
+/// hook that reads the conversation, `permission_mode`, `model`; inside a
+/// sub-agent, `agent_type` and its own transcript, `agent_transcript_path`).
+pub const HOST_FIELDS: &[&str] = &[
+    "transcript_path",
+    "permission_mode",
+    "model",
+    "agent_type",
+    "agent_transcript_path",
+];
 
 /// The line (from 1) where a JSON object starts after some text, if one does.
 fn json_after_text(text: &str) -> Option<usize> {
@@ -392,10 +400,17 @@ impl ProtocolEvent for SubagentStart {
     const NAME: &'static str = "SubagentStart";
 
     fn fields(&self) -> Map<String, Value> {
+        // The agent being started, under Claude Code's and Codex's name; its
+        // parent is the agent starting it, named only when that is itself a
+        // sub-agent (as `parent_agent_id` is elsewhere).
         let mut fields = Map::from_iter([
-            ("subagent_id".into(), json!(self.subagent_id())),
+            ("agent_id".into(), json!(self.subagent_id())),
             ("prompt".into(), json!(self.prompt())),
         ]);
+        let session = self.session();
+        if session.parent_agent_id().is_some() {
+            fields.insert("parent_agent_id".into(), json!(session.agent_id()));
+        }
         if let Some(agent_type) = self.agent_type() {
             fields.insert("agent_type".into(), json!(agent_type));
         }
