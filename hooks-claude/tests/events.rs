@@ -326,3 +326,68 @@ fn a_sub_agents_transcript_is_its_own() {
         );
     }
 }
+
+/// A 5 MB `Write` whose config hook answers with the whole input rewritten
+/// (`updatedInput`, escaped to ASCII as Python's `json.dumps` does): the
+/// answer is as large as the call, so a fixed 1 MiB output cap refused
+/// every large write. The cap grows with the input the hook was given; a
+/// hook printing far more than that is still stopped.
+#[test]
+fn a_five_megabyte_write_echoed_back_by_a_hook_goes_through() {
+    let dir = Scratch::new("large-write");
+    let line = "fn main() { println!(\"héllo, wörld 🙂\"); } // a line of the file\n";
+    let content = line.repeat(5 * 1024 * 1024 / line.len() + 1);
+    assert!(content.len() > 5 * 1024 * 1024);
+    let event = serde_json::json!({
+        "session_id": "s", "hook_event_name": "PreToolUse", "transcript_path": "/t.jsonl",
+        "cwd": "/w", "permission_mode": "default", "tool_name": "Write",
+        "tool_input": {"file_path": "/w/src/main.rs", "content": content},
+        "tool_use_id": "toolu_1"
+    })
+    .to_string();
+    let config = dir.path().join("hooks.toml");
+    std::fs::write(
+        &config,
+        r#"
+[[hooks]]
+event = "pre_tool_use"
+name = "stamp"
+matches = "Write"
+command = ["python3", "-c", "import json,sys; i=json.load(sys.stdin)['tool_input']; i['content'] += '// checked\\n'; print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse', 'updatedInput': i}}))"]
+"#,
+    )
+    .unwrap();
+    let output = hooks_claude(
+        dir.path(),
+        &["--config", config.to_str().unwrap()],
+        event.as_bytes(),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let answer = stdout_json(&output);
+    let updated = &answer["hookSpecificOutput"]["updatedInput"];
+    assert_eq!(updated["file_path"], "/w/src/main.rs");
+    assert!(
+        updated["content"].as_str().unwrap() == format!("{content}// checked\n"),
+        "the rewritten content came back changed"
+    );
+
+    // The same call, with a hook printing 40 MB: stopped, and the call refused.
+    std::fs::write(
+        &config,
+        r#"
+[[hooks]]
+event = "pre_tool_use"
+name = "flood"
+command = ["sh", "-c", "cat > /dev/null; yes 'flooding the hook binary' | head -c 40000000"]
+"#,
+    )
+    .unwrap();
+    let output = hooks_claude(
+        dir.path(),
+        &["--config", config.to_str().unwrap()],
+        event.as_bytes(),
+    );
+    let reason = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{reason}");
+    assert!(reason.contains("printed more than"), "{reason}");
+}

@@ -94,6 +94,29 @@ pub const HOST_FIELDS: &[&str] = &[
     "agent_transcript_path",
 ];
 
+/// How many times its input a hook's answer may be, beyond its fixed cap: a
+/// hook that answers with the call rewritten (`updatedInput`,
+/// `updatedToolOutput`) prints about as much as it was given, and more once
+/// escaped to ASCII (Python's `json.dumps` writes `é` as `\u00e9`, three
+/// times its two bytes). So a 5 MB `Write` can be rewritten, while a hook
+/// printing without end is still stopped at a bound the caller already
+/// holds in memory (the input) times a constant.
+pub(crate) const ANSWER_ROOM: usize = 3;
+
+/// The most a hook given `input` bytes may answer: `cap`, plus
+/// [`ANSWER_ROOM`] times its input.
+pub(crate) fn answer_cap(cap: usize, input: usize) -> usize {
+    cap.saturating_add(input.saturating_mul(ANSWER_ROOM))
+}
+
+/// Why an answer over [`answer_cap`] was refused.
+pub(crate) fn over_cap(what: &str, cap: usize, input: usize) -> String {
+    format!(
+        "{what} more than {} bytes ({cap}, plus {ANSWER_ROOM} times its {input}-byte input)",
+        answer_cap(cap, input)
+    )
+}
+
 /// The line (from 1) where a JSON object starts after some text, if one does.
 fn json_after_text(text: &str) -> Option<usize> {
     let mut offset = 0;
