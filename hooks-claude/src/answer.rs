@@ -52,6 +52,16 @@ impl Answer {
         }
     }
 
+    /// Adds a line for the person on stderr, whatever the exit code (on exit
+    /// 0 the hosts put it in their debug log).
+    pub(crate) fn warn(mut self, line: &str) -> Self {
+        self.stderr.push_str(line);
+        if !self.stderr.ends_with('\n') {
+            self.stderr.push('\n');
+        }
+        self
+    }
+
     /// The exit code: 0, or [`BLOCK`].
     pub fn code(&self) -> u8 {
         self.code

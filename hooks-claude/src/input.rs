@@ -5,12 +5,21 @@
 //! (`transcript_path`, `permission_mode`, `model`, `cwd`, Codex's `turn_id`,
 //! ...) goes into the session's metadata under its own name, so a hook can
 //! read it and a config hook sees it again at the top level of its input.
+//! One is moved: inside a sub-agent, when the host names the sub-agent's own
+//! transcript (`agent_transcript_path`), that is the session's
+//! `transcript_path`, and the main session's is `parent_transcript_path`.
+//!
+//! The event is read strictly: a key named twice in one object, at any
+//! depth (`"tool_name": "Bash", …, "tool_name": "Read"`), is refused, naming
+//! the key and where it is. Which of the two a guard would see and which the
+//! host would run is anyone's guess; one reader taking the first and another
+//! the last is how a check is walked around.
 
 use std::fmt;
 
 use hooks_core::{
-    CompactTrigger, PostToolUse, PostToolUseFailure, PreCompact, PreToolUse, Session, SessionEnd,
-    SessionStart, Stop, SubagentStart, SubagentStop, ToolError, UserPromptSubmit, Value,
+    PostToolUse, PostToolUseFailure, PreCompact, PreToolUse, Session, SessionEnd, SessionStart,
+    Stop, SubagentStart, SubagentStop, ToolError, UserPromptSubmit, Value,
 };
 use serde_json::Map;
 
@@ -55,8 +64,14 @@ const SESSION_FIELDS: &[&str] = &["session_id", "hook_event_name", "agent_id"];
 /// Parses the event; `user` is who runs the tool (the OS user, for the
 /// audit log and per-user limits).
 pub(crate) fn parse(input: &[u8], user: Option<&str>) -> Result<Incoming, InputError> {
-    let value: Value =
-        serde_json::from_slice(input).map_err(|error| InputError(format!("not JSON ({error})")))?;
+    let value = hooks_config::strict_json::parse_slice(input).map_err(|error| {
+        if error.is_data() {
+            // Well-formed JSON that means two things: a key named twice.
+            InputError(error.to_string())
+        } else {
+            InputError(format!("not JSON ({error})"))
+        }
+    })?;
     let Value::Object(mut fields) = value else {
         return Err(InputError("expected a JSON object".into()));
     };
@@ -158,18 +173,12 @@ fn context(
             Incoming::SubagentStart(ctx)
         }
         "PreCompact" => {
-            let trigger = match optional_string(fields, "trigger")?.as_deref() {
-                Some("manual") => CompactTrigger::Manual,
-                Some("auto") | None => CompactTrigger::Auto,
-                Some(other) => {
-                    return Err(InputError(format!(
-                        "PreCompact `trigger` is \"{other}\" (expected \"manual\" or \"auto\")"
-                    )));
-                }
-            };
+            // A trigger this binary does not know (a newer host's) is kept
+            // as named: exit 2 here would block the compaction.
+            let trigger = optional_string(fields, "trigger")?.unwrap_or_else(|| "auto".into());
             let instructions = optional_string(fields, "custom_instructions")?;
             let session = in_agent(session, agent, fields);
-            let mut ctx = PreCompact::new(&session, trigger);
+            let mut ctx = PreCompact::named(&session, trigger);
             if let Some(instructions) = instructions.filter(|text| !text.is_empty()) {
                 ctx = ctx.with_custom_instructions(instructions);
             }
@@ -182,9 +191,21 @@ fn context(
 
 /// The session, inside the sub-agent `agent` if the event came from one
 /// (Claude Code sends `agent_id` only there), with the rest as metadata.
+///
+/// A sub-agent's `transcript_path` is the main session's; its own is
+/// `agent_transcript_path` (on `SubagentStop`). Where the host names it,
+/// the sub-agent's own is its `transcript_path`, the main one is kept as
+/// `parent_transcript_path`, and `agent_transcript_path` stays as sent.
 fn in_agent(session: Session, agent: Option<String>, fields: &mut Map<String, Value>) -> Session {
     let session = match agent {
-        Some(agent) => session.sub_agent(agent),
+        Some(agent) => {
+            if let Some(own @ Value::String(_)) = fields.get("agent_transcript_path").cloned()
+                && let Some(parent) = fields.insert("transcript_path".into(), own)
+            {
+                fields.insert("parent_transcript_path".into(), parent);
+            }
+            session.sub_agent(agent)
+        }
         None => session,
     };
     with_metadata(session, fields)
@@ -307,6 +328,11 @@ mod tests {
     fn broken_input_is_an_error_saying_what_is_wrong() {
         for (input, says) in [
             (&b"not json"[..], "not JSON"),
+            (
+                br#"{"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                    "tool_input": {"command": "ls", "command": "rm -rf /"}}"#,
+                "duplicate key `command` at /tool_input/command",
+            ),
             (b"[1]", "expected a JSON object"),
             (br#"{"session_id": "s"}"#, "no `hook_event_name`"),
             (

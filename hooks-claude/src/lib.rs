@@ -18,6 +18,16 @@
 //! | left a message for the person   | `systemMessage`                                              |
 //! | panicked, timed out, bad input, broken store | exit 2, saying what failed                      |
 //!
+//! Bad input includes an event naming a key twice in one object (which of
+//! the two would a guard see?). A compaction started by a trigger the
+//! binary does not know (a newer host's) is not bad input: exit 2 would
+//! block the compaction, so the hooks run, shown the trigger as the host
+//! named it ([`CompactTrigger::Other`](hooks_core::CompactTrigger::Other)),
+//! and stderr notes it. A config hook blocking an event that cannot be
+//! blocked (exit 2 on `SessionStart`, `PreCompact`, `SessionEnd`) is not
+//! dropped: its reason reaches the person in `systemMessage`, naming the
+//! hook, as Claude Code shows such a hook's stderr, and the event goes ahead.
+//!
 //! Each call is a new process, so what must outlive it lives in stores, in
 //! the state directory (`--state-dir`) unless a config file's table names
 //! its own: the rate limit counts in `rate-limit.db`, the audit log writes

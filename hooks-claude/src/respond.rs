@@ -186,7 +186,16 @@ impl Responder {
             }
             Incoming::PreCompact(mut ctx) => {
                 let outcome = hooks.dispatch(&mut ctx).await;
-                Reply::new("PreCompact", &outcome).answer()
+                let answer = Reply::new("PreCompact", &outcome).answer();
+                if ctx.trigger() == hooks_core::CompactTrigger::Other {
+                    answer.warn(&format!(
+                        "hooks: PreCompact trigger \"{}\" is new to this binary (it knows \
+                         \"manual\" and \"auto\"); the hooks were shown it as named",
+                        ctx.trigger_name()
+                    ))
+                } else {
+                    answer
+                }
             }
             Incoming::SessionEnd(mut ctx) => {
                 let outcome = hooks.dispatch(&mut ctx).await;

@@ -240,13 +240,6 @@ fn record(log: &Log, event: &'static str, session: &Session, detail: Value) {
         });
 }
 
-fn trigger_name(trigger: CompactTrigger) -> &'static str {
-    match trigger {
-        CompactTrigger::Manual => "manual",
-        CompactTrigger::Auto => "auto",
-    }
-}
-
 /// An observer of `C` writing down the session and what `detail` reads.
 fn seeing<C: Event>(log: &Log, event: &'static str, detail: fn(&C) -> (Session, Value)) -> Hook<C> {
     let log = Arc::clone(log);
@@ -303,7 +296,7 @@ fn recording(log: &Log) -> HooksBuilder {
             (ctx.session().clone(), detail)
         }))
         .hook(seeing(log, "PreCompact", |ctx: &PreCompact| {
-            let detail = json!({"trigger": trigger_name(ctx.trigger()),
+            let detail = json!({"trigger": ctx.trigger_name(),
                                 "custom_instructions": ctx.custom_instructions()});
             (ctx.session().clone(), detail)
         }))
@@ -394,13 +387,21 @@ async fn each_mapped_event_reaches_its_hooks_with_the_payload_fields() {
                 }
             }
             // Everything else the host sent is in the session's metadata,
-            // under its own name, unchanged.
+            // under its own name, unchanged — but a sub-agent's transcript
+            // is its own, the main one kept as `parent_transcript_path`.
             let mut metadata = f.clone();
             for key in ["session_id", "hook_event_name", "agent_id"]
                 .iter()
                 .chain(taken)
             {
                 metadata.remove(*key);
+            }
+            if *event != "SubagentStart"
+                && f.get("agent_id").is_some()
+                && let Some(own) = f.get("agent_transcript_path")
+            {
+                let main = metadata.insert("transcript_path".into(), own.clone());
+                metadata.insert("parent_transcript_path".into(), main.unwrap());
             }
             assert_eq!(seen.metadata, metadata, "{host}/{event}");
         }

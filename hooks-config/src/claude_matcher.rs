@@ -11,9 +11,9 @@
 //! runs, answering `Continue` without running anything when it does not match.
 
 use hooks_core::{
-    CompactTrigger, Decision, Deferred, EventKind, Hook, PostModelResponse, PostToolUse,
-    PostToolUseFailure, PreCompact, PreModelRequest, PreToolUse, RuntimeHook, SessionEnd,
-    SessionStart, Stop, SubagentStart, SubagentStop, UserPromptSubmit, Verdict,
+    Decision, Deferred, EventKind, Hook, PostModelResponse, PostToolUse, PostToolUseFailure,
+    PreCompact, PreModelRequest, PreToolUse, RuntimeHook, SessionEnd, SessionStart, Stop,
+    SubagentStart, SubagentStop, UserPromptSubmit, Verdict,
 };
 use regex::Regex;
 
@@ -130,10 +130,7 @@ subject! {
     SessionStart => |ctx| Some(ctx.source()),
     SessionEnd => |ctx| Some(ctx.reason()),
     SubagentStart => |ctx| ctx.agent_type(),
-    PreCompact => |ctx| Some(match ctx.trigger() {
-        CompactTrigger::Manual => "manual",
-        CompactTrigger::Auto => "auto",
-    }),
+    PreCompact => |ctx| Some(ctx.trigger_name()),
     UserPromptSubmit => |_ctx| None,
     PreModelRequest => |_ctx| None,
     PostModelResponse => |_ctx| None,

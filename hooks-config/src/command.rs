@@ -23,7 +23,9 @@ use crate::protocol::{ProtocolEvent, Reply, parse_output};
 use crate::session_env::{EnvFile, SessionEnv};
 use crate::template::Template;
 
-/// How much a hook may print on stdout or stderr before it is stopped.
+/// How much a hook may print on stdout or stderr before it is stopped, beyond
+/// three times the input it was given (a hook answering with a large call
+/// rewritten prints about as much as it read).
 pub const DEFAULT_MAX_OUTPUT: usize = 1024 * 1024;
 
 /// How many command hooks run at once in a process, all hooks together:
@@ -152,7 +154,8 @@ impl CommandHook {
         self
     }
 
-    /// Sets how many bytes of stdout or stderr are accepted.
+    /// Sets how many bytes of stdout or stderr are accepted, beyond three
+    /// times the hook's input ([`DEFAULT_MAX_OUTPUT`]).
     #[must_use]
     pub fn max_output(mut self, bytes: usize) -> Self {
         self.max_output = bytes;
@@ -204,7 +207,8 @@ impl CommandHook {
         let mut stdin = child.stdin.take();
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
-        let limit = self.max_output;
+        let input_len = input.len();
+        let limit = crate::protocol::answer_cap(self.max_output, input_len);
         let work = async {
             let write = async {
                 if let Some(stdin) = stdin.as_mut() {
@@ -221,8 +225,8 @@ impl CommandHook {
         let exchange = async {
             let (Some(stdout), Some(stderr)) = work.await else {
                 return Err(HookError::failed(format!(
-                    "printed more than {} bytes; it was stopped",
-                    self.max_output
+                    "{}; it was stopped",
+                    crate::protocol::over_cap("printed", self.max_output, input_len)
                 )));
             };
             let status = child

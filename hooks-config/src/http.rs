@@ -36,7 +36,8 @@ use crate::address::AddressPolicy;
 use crate::protocol::{ProtocolEvent, parse_output};
 use crate::template::JsonTemplate;
 
-/// How large a response body may be.
+/// How large a response body may be, beyond three times the request's (a
+/// hook answering with a large call rewritten sends about as much back).
 pub const MAX_BODY: usize = 1024 * 1024;
 
 /// Fire-and-forget requests a hook has in flight at most, unless told otherwise.
@@ -161,6 +162,8 @@ impl HttpHook {
     }
 
     async fn exchange(&self, body: String) -> Result<String, HookError> {
+        let sent = body.len();
+        let limit = crate::protocol::answer_cap(MAX_BODY, sent);
         let request = self
             .endpoint
             .post(body)
@@ -193,9 +196,9 @@ impl HttpHook {
             .map_err(|error| HookError::failed(chain(error)))?
         {
             body.extend_from_slice(&chunk);
-            if body.len() > MAX_BODY {
-                return Err(HookError::failed(format!(
-                    "answered more than {MAX_BODY} bytes"
+            if body.len() > limit {
+                return Err(HookError::failed(crate::protocol::over_cap(
+                    "answered", MAX_BODY, sent,
                 )));
             }
         }

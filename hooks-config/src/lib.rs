@@ -56,7 +56,7 @@ mod redact;
 mod session_env;
 mod special_address;
 mod standard;
-mod strict_json;
+pub mod strict_json;
 #[cfg(target_os = "linux")]
 mod supervisor;
 mod template;

@@ -3,9 +3,10 @@
 //!
 //! Input: `session_id`, `cwd`, `hook_event_name`, and the event's fields
 //! (`tool_name`, `tool_input`, `tool_use_id`, `tool_response`, `error`,
-//! `prompt`, `stop_hook_active`, `source`, `reason`, `trigger`), plus ours
-//! (`user_id`, `metadata`; `agent_id` and `parent_agent_id` inside a
-//! sub-agent only, as Claude Code sends `agent_id`); `transcript_path`,
+//! `prompt`, `stop_hook_active`, `source`, `reason`, `trigger`; on
+//! `SubagentStart`, `agent_id` and `agent_type` of the agent being started),
+//! plus ours (`user_id`, `metadata`; `agent_id` and `parent_agent_id` inside
+//! a sub-agent only, as Claude Code sends `agent_id`); `transcript_path`,
 //! `permission_mode` and `model` when the host puts them in the session's
 //! metadata ([`HOST_FIELDS`]). When it gives no `transcript_path` and the
 //! configuration keeps transcripts (`transcript_dir`,
@@ -14,7 +15,8 @@
 //!
 //! Output, as JSON: `continue: false` with `stopReason` (the session ends:
 //! [`Outcome::end_session`](hooks_core::Outcome::end_session), and this event
-//! is blocked); `suppressOutput` (the hook's stdout is not logged); `decision: "block"`
+//! is blocked, with the script's own `reason` or `permissionDecisionReason`
+//! if it gave one; without `stopReason`, that reason is the session's too); `suppressOutput` (the hook's stdout is not logged); `decision: "block"`
 //! with `reason`; `hookSpecificOutput.permissionDecision` (`allow`, `deny`,
 //! `ask`) with `permissionDecisionReason`; `hookSpecificOutput.updatedInput`;
 //! `hookSpecificOutput.additionalContext`; `hookSpecificOutput.updatedToolOutput`
@@ -82,8 +84,38 @@ pub trait ProtocolEvent: Event {
 
 /// Claude Code's input fields only the host can know, passed on from the
 /// session's metadata when the host sets them (`transcript_path` for a Stop
-/// hook that reads the conversation, `permission_mode`, `model`).
-pub const HOST_FIELDS: &[&str] = &["transcript_path", "permission_mode", "model"];
+/// hook that reads the conversation, `permission_mode`, `model`; inside a
+/// sub-agent, `agent_type` and its own transcript, `agent_transcript_path`).
+pub const HOST_FIELDS: &[&str] = &[
+    "transcript_path",
+    "permission_mode",
+    "model",
+    "agent_type",
+    "agent_transcript_path",
+];
+
+/// How many times its input a hook's answer may be, beyond its fixed cap: a
+/// hook that answers with the call rewritten (`updatedInput`,
+/// `updatedToolOutput`) prints about as much as it was given, and more once
+/// escaped to ASCII (Python's `json.dumps` writes `é` as `\u00e9`, three
+/// times its two bytes). So a 5 MB `Write` can be rewritten, while a hook
+/// printing without end is still stopped at a bound the caller already
+/// holds in memory (the input) times a constant.
+pub(crate) const ANSWER_ROOM: usize = 3;
+
+/// The most a hook given `input` bytes may answer: `cap`, plus
+/// [`ANSWER_ROOM`] times its input.
+pub(crate) fn answer_cap(cap: usize, input: usize) -> usize {
+    cap.saturating_add(input.saturating_mul(ANSWER_ROOM))
+}
+
+/// Why an answer over [`answer_cap`] was refused.
+pub(crate) fn over_cap(what: &str, cap: usize, input: usize) -> String {
+    format!(
+        "{what} more than {} bytes ({cap}, plus {ANSWER_ROOM} times its {input}-byte input)",
+        answer_cap(cap, input)
+    )
+}
 
 /// The line (from 1) where a JSON object starts after some text, if one does.
 fn json_after_text(text: &str) -> Option<usize> {
@@ -197,26 +229,17 @@ pub(crate) fn parse_output(text: &str) -> Result<Reply, HookError> {
         suppress_output: output.suppress_output,
         ..Reply::default()
     };
-    if output.keep_going == Some(false) {
-        // Claude Code's reason is `stopReason`; a script that wrote only
-        // `reason` meant that one, not a stock sentence.
-        let reason = output
-            .stop_reason
-            .or_else(|| output.reason.clone())
-            .unwrap_or_else(|| "the hook said not to continue".to_owned());
-        // The session ends, and nothing more of this event goes ahead.
-        reply.block = Some(reason.clone());
-        reply.end_session = Some(reason);
-    }
+    // The script's own reason for refusing, in whichever field it gave it.
+    let mut refusal: Option<String> = None;
     match output.decision.as_deref() {
         None | Some("approve" | "allow") => {}
         Some("block" | "deny") => {
-            reply.block.get_or_insert_with(|| {
+            refusal = Some(
                 output
                     .reason
                     .clone()
-                    .unwrap_or_else(|| "blocked by a hook".to_owned())
-            });
+                    .unwrap_or_else(|| "blocked by a hook".to_owned()),
+            );
         }
         Some(other) => {
             return Err(HookError::failed(format!(
@@ -229,7 +252,7 @@ pub(crate) fn parse_output(text: &str) -> Result<Reply, HookError> {
         match specific.permission_decision.as_deref() {
             None | Some("allow") => {}
             Some("deny") => {
-                reply.block.get_or_insert_with(|| {
+                refusal.get_or_insert_with(|| {
                     reason
                         .clone()
                         .unwrap_or_else(|| "denied by a hook".to_owned())
@@ -252,6 +275,21 @@ pub(crate) fn parse_output(text: &str) -> Result<Reply, HookError> {
         reply.hidden_prompts = specific.hidden_prompts;
         reply.hidden_resources = specific.hidden_resources;
     }
+    if output.keep_going == Some(false) {
+        // Claude Code's reason is `stopReason`; a script that gave only
+        // `reason`, or denied the call with its own reason, meant that one,
+        // not a stock sentence.
+        let reason = output
+            .stop_reason
+            .or_else(|| refusal.clone())
+            .or(output.reason)
+            .unwrap_or_else(|| "the hook said not to continue".to_owned());
+        // The session ends, and nothing more of this event goes ahead: the
+        // call is refused with the script's own refusal if it gave one.
+        refusal.get_or_insert_with(|| reason.clone());
+        reply.end_session = Some(reason);
+    }
+    reply.block = refusal;
     Ok(reply)
 }
 
@@ -385,10 +423,17 @@ impl ProtocolEvent for SubagentStart {
     const NAME: &'static str = "SubagentStart";
 
     fn fields(&self) -> Map<String, Value> {
+        // The agent being started, under Claude Code's and Codex's name; its
+        // parent is the agent starting it, named only when that is itself a
+        // sub-agent (as `parent_agent_id` is elsewhere).
         let mut fields = Map::from_iter([
-            ("subagent_id".into(), json!(self.subagent_id())),
+            ("agent_id".into(), json!(self.subagent_id())),
             ("prompt".into(), json!(self.prompt())),
         ]);
+        let session = self.session();
+        if session.parent_agent_id().is_some() {
+            fields.insert("parent_agent_id".into(), json!(session.agent_id()));
+        }
         if let Some(agent_type) = self.agent_type() {
             fields.insert("agent_type".into(), json!(agent_type));
         }
@@ -406,7 +451,7 @@ impl ProtocolEvent for PreCompact {
 
     fn fields(&self) -> Map<String, Value> {
         Map::from_iter([
-            ("trigger".into(), json!(self.trigger())),
+            ("trigger".into(), json!(self.trigger_name())),
             (
                 "custom_instructions".into(),
                 json!(self.custom_instructions().unwrap_or_default()),
@@ -416,7 +461,8 @@ impl ProtocolEvent for PreCompact {
 
     fn apply(&mut self, mut reply: Reply) -> Verdict {
         tell_and_inject!(self, reply);
-        // Passed on even where the event cannot block: the dispatcher logs it.
+        // Passed on even where the event cannot block: the dispatcher tells
+        // the person (a message naming the hook) and logs it.
         Ok(decide(reply))
     }
 }
@@ -473,8 +519,9 @@ impl ProtocolEvent for SessionStart {
     fn apply(&mut self, mut reply: Reply) -> Verdict {
         text_is_context(&mut reply);
         tell_and_inject!(self, reply);
-        // Passed on even where the event cannot block: the dispatcher logs
-        // the block (or ask) and goes on, so the script's answer is not lost.
+        // Passed on even where the event cannot block: the dispatcher tells
+        // the person of a block (naming the hook), logs it, and goes on, so
+        // the script's answer is not lost.
         Ok(decide(reply))
     }
 }
@@ -522,8 +569,9 @@ impl ProtocolEvent for PreModelRequest {
         };
         let hidden: Vec<&str> = hidden.iter().map(String::as_str).collect();
         self.exclude_tools(&hidden);
-        // Passed on even where the event cannot block: the dispatcher logs
-        // the block (or ask) and goes on, so the script's answer is not lost.
+        // Passed on even where the event cannot block: the dispatcher tells
+        // the person of a block (naming the hook), logs it, and goes on, so
+        // the script's answer is not lost.
         Ok(decide(reply))
     }
 }
@@ -566,6 +614,27 @@ mod tests {
         let stop = parse_output(r#"{"continue": false, "stopReason": "quota"}"#).unwrap();
         assert_eq!(stop.block.as_deref(), Some("quota"));
         assert_eq!(stop.end_session.as_deref(), Some("quota"));
+        // Without `stopReason`, the script's own refusal is both reasons.
+        for own in [
+            r#"{"continue": false, "reason": "frozen"}"#,
+            r#"{"continue": false, "decision": "block", "reason": "frozen"}"#,
+            r#"{"continue": false, "hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "frozen"}}"#,
+        ] {
+            let stop = parse_output(own).unwrap();
+            assert_eq!(
+                (stop.block.as_deref(), stop.end_session.as_deref()),
+                (Some("frozen"), Some("frozen")),
+                "{own}"
+            );
+        }
+        // With both, the session's end says `stopReason`, the refusal its own.
+        let both = parse_output(r#"{"continue": false, "stopReason": "quota", "hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "frozen"}}"#).unwrap();
+        assert_eq!(
+            (both.block.as_deref(), both.end_session.as_deref()),
+            (Some("frozen"), Some("quota"))
+        );
+        let bare = parse_output(r#"{"continue": false}"#).unwrap();
+        assert_eq!(bare.block.as_deref(), Some("the hook said not to continue"));
         assert!(!stop.suppress_output);
         let quiet = parse_output(r#"{"suppressOutput": true}"#).unwrap();
         assert!(quiet.suppress_output && quiet.end_session.is_none());

@@ -3,7 +3,12 @@
 //! "block"}`, or a `settings.json` declaring `"PreToolUse"` twice, means two
 //! things; which one another reader would take is anyone's guess, and the
 //! losing half must not vanish silently.
+//!
+//! The hook binary reads the host's event with it too: `{"tool_name":
+//! "Bash", …, "tool_name": "Read"}` is refused, not read as whichever name a
+//! guard happens to see.
 
+use std::cell::RefCell;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
@@ -17,11 +22,28 @@ pub(crate) fn without_bom(text: &str) -> &str {
     text.strip_prefix(BOM).unwrap_or(text)
 }
 
-/// Parses `text` as one JSON value, refusing duplicate keys (the error says
-/// which key, with its line and column).
-pub(crate) fn parse(text: &str) -> Result<Value, serde_json::Error> {
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    let value = Strict.deserialize(&mut deserializer)?;
+/// Parses `text` as one JSON value, refusing duplicate keys: the error says
+/// which key, where (as a JSON Pointer, `/tool_input/command`), and its line
+/// and column.
+///
+/// ```
+/// let error = hooks_config::strict_json::parse(r#"{"a": {"b": 1, "b": 2}}"#).unwrap_err();
+/// assert!(error.to_string().starts_with("duplicate key `b` at /a/b"));
+/// ```
+pub fn parse(text: &str) -> Result<Value, serde_json::Error> {
+    read(&mut serde_json::Deserializer::from_str(text))
+}
+
+/// [`parse`], from bytes (which must be UTF-8, as JSON is).
+pub fn parse_slice(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+    read(&mut serde_json::Deserializer::from_slice(bytes))
+}
+
+fn read<'de, R: serde_json::de::Read<'de>>(
+    deserializer: &mut serde_json::Deserializer<R>,
+) -> Result<Value, serde_json::Error> {
+    let path = RefCell::new(Vec::new());
+    let value = Strict { path: &path }.deserialize(&mut *deserializer)?;
     deserializer.end()?;
     Ok(value)
 }
@@ -33,10 +55,34 @@ pub(crate) fn from_str<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, 
     serde_json::from_str(text)
 }
 
-/// A [`Value`] that refuses duplicate keys at any depth.
-struct Strict;
+/// A [`Value`] that refuses duplicate keys at any depth; `path` is where it
+/// is in the document (the keys and indices leading to it), for the error.
+#[derive(Clone, Copy)]
+struct Strict<'p> {
+    path: &'p RefCell<Vec<Step>>,
+}
 
-impl<'de> DeserializeSeed<'de> for Strict {
+/// One step down into a document.
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// `path`, then `last`, as a JSON Pointer (RFC 6901: `~` and `/` escaped).
+fn pointer(path: &[Step], last: &str) -> String {
+    let mut pointer = String::new();
+    let keys = path.iter().map(|step| match step {
+        Step::Key(key) => std::borrow::Cow::Borrowed(key.as_str()),
+        Step::Index(index) => std::borrow::Cow::Owned(index.to_string()),
+    });
+    for key in keys.chain(std::iter::once(last.into())) {
+        pointer.push('/');
+        pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+    }
+    pointer
+}
+
+impl<'de> DeserializeSeed<'de> for Strict<'_> {
     type Value = Value;
 
     fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
@@ -44,7 +90,7 @@ impl<'de> DeserializeSeed<'de> for Strict {
     }
 }
 
-impl<'de> Visitor<'de> for Strict {
+impl<'de> Visitor<'de> for Strict<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -81,10 +127,15 @@ impl<'de> Visitor<'de> for Strict {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
-        while let Some(item) = seq.next_element_seed(Strict)? {
-            items.push(item);
+        loop {
+            self.path.borrow_mut().push(Step::Index(items.len()));
+            let item = seq.next_element_seed(self)?;
+            self.path.borrow_mut().pop();
+            match item {
+                Some(item) => items.push(item),
+                None => return Ok(Value::Array(items)),
+            }
         }
-        Ok(Value::Array(items))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
@@ -92,11 +143,19 @@ impl<'de> Visitor<'de> for Strict {
         while let Some(key) = map.next_key::<String>()? {
             if object.contains_key(&key) {
                 return Err(de::Error::custom(format_args!(
-                    "duplicate key `{key}`: an object may name each key once"
+                    "duplicate key `{key}` at {}: an object may name each key once",
+                    pointer(&self.path.borrow(), &key)
                 )));
             }
-            let value = map.next_value_seed(Strict)?;
-            object.insert(key, value);
+            // The key is kept in the path while its value is read, and
+            // taken back (not copied) for the object.
+            self.path.borrow_mut().push(Step::Key(key));
+            let value = map.next_value_seed(self)?;
+            let popped = self.path.borrow_mut().pop();
+            match popped {
+                Some(Step::Key(key)) => object.insert(key, value),
+                _ => return Err(de::Error::custom("the JSON reader lost its place")),
+            };
         }
         Ok(Value::Object(object))
     }
@@ -116,6 +175,21 @@ mod tests {
             let error = parse(text).unwrap_err().to_string();
             assert!(error.starts_with("duplicate key `"), "{error}");
             assert!(error.contains("line"), "{error}");
+        }
+        for (text, says) in [
+            (r#"{"a": 1, "a": 2}"#, "duplicate key `a` at /a:"),
+            (
+                r#"{"x": [0, {"y": {"a/b~": 1, "a/b~": 2}}]}"#,
+                "duplicate key `a/b~` at /x/1/y/a~1b~0:",
+            ),
+            (
+                r#"{"x": [{"a": 1}, {"b": 1}], "y": {"c": 1, "c": 1}}"#,
+                "duplicate key `c` at /y/c:",
+            ),
+        ] {
+            let error = parse(text).unwrap_err().to_string();
+            assert!(error.starts_with(says), "{error}");
+            assert_eq!(parse_slice(text.as_bytes()).unwrap_err().to_string(), error);
         }
         assert_eq!(
             parse(r#"{"a": {"b": [1, 2.5, null, true]}, "c": "d"}"#).unwrap(),

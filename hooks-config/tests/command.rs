@@ -458,7 +458,7 @@ async fn megabytes_of_output_stop_the_hook() {
         denial(&hooks, "Bash", json!({}))
             .await
             .unwrap()
-            .contains("printed more than 1048576 bytes; it was stopped")
+            .contains("(1048576, plus 3 times its ")
     );
     let roomy = hooks_with(&script("megabytes.py"), "max_output = 10_000_000");
     let outcome = roomy.dispatch(&mut call("Bash", json!({}))).await;
@@ -495,7 +495,7 @@ async fn shell_form_runs_only_when_asked() {
 }
 
 #[test]
-fn a_block_on_an_event_that_cannot_block_is_logged_not_lost() {
+fn a_block_on_an_event_that_cannot_block_is_told_and_logged_not_lost() {
     let text = "[[hooks]]\nevent = \"session_start\"\nname = \"gatekeeper\"\n\
                 command = [\"bash\", \"-c\", \"cat > /dev/null; echo 'not on a Friday' >&2; exit 2\"]\n";
     let hooks = hooks_from(text);
@@ -507,8 +507,17 @@ fn a_block_on_an_event_that_cannot_block_is_logged_not_lost() {
     let mut ctx = SessionStart::new(&session);
     let (outcome, logs) = hooks_tests::capture_logs(|| runtime.block_on(hooks.dispatch(&mut ctx)));
     assert!(outcome.is_continue(), "a session start cannot be blocked");
+    // Told to the person, naming the hook, as Claude Code shows its stderr.
+    let message = &outcome.messages()[0];
     assert!(
-        logs.contains("a hook tried to block an event that cannot block; ignored")
+        message
+            .text
+            .contains("hook `gatekeeper` said to block SessionStart")
+            && message.text.contains("not on a Friday"),
+        "{message:?}"
+    );
+    assert!(
+        logs.contains("a hook tried to block an event that cannot block; not enforced")
             && logs.contains("gatekeeper")
             && logs.contains("not on a Friday"),
         "{logs}"

@@ -33,8 +33,8 @@ use crate::registry::Event;
 use crate::registry::Hooks;
 use crate::registry::table::Entry;
 use crate::verdict::{
-    Approval, Decision, Denial, DenialCause, HookError, Outcome, Shadowed, StopCapped, Verdict,
-    Would, redacted,
+    Approval, Decision, Denial, DenialCause, HookError, MessageLevel, Outcome, Shadowed,
+    StopCapped, Verdict, Would, redacted,
 };
 
 use chain::Chain;
@@ -214,13 +214,27 @@ pub(crate) fn settle<C: Event>(
         }
         Ok(Decision::Ask(approval)) if C::KIND.can_block() => Settled::Ask(approval),
         Ok(decision) => {
-            // Typed hooks cannot get here; a runtime hook can.
+            // Typed hooks cannot get here; a runtime hook can (a script
+            // exiting 2 on `SessionStart`). It meant to tell someone: its
+            // reason goes to the person, as Claude Code shows such a
+            // hook's stderr, and the event goes ahead.
             tracing::warn!(
                 hook = %hook,
                 event = C::KIND.as_str(),
                 ?decision,
-                "a hook tried to block an event that cannot block; ignored"
+                "a hook tried to block an event that cannot block; not enforced, told to the person"
             );
+            if let Decision::Deny(refusal) = decision {
+                ctx.__trail().user_message(
+                    MessageLevel::Warning,
+                    format!(
+                        "hook `{hook}` said to block {}, which cannot be blocked (it goes \
+                         ahead): {}",
+                        C::KIND.context_name(),
+                        refusal.reason()
+                    ),
+                );
+            }
             Settled::Continue
         }
         Err(error) if entry.meta.on_error == OnError::Deny && C::KIND.can_block() => {

@@ -1,0 +1,393 @@
+//! The `hooks-claude` binary itself, run as Claude Code and Codex run it (a
+//! new process per event, the event on stdin), on what the hosts send at
+//! the edges: input that means two things, and config hooks answering
+//! events that cannot block.
+
+use std::io::{ErrorKind, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// A scratch directory of this test's own, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("hooks-claude-events-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch directory");
+        Scratch(dir)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs the `hooks-claude` binary in `dir` with `args`, `stdin` its event.
+fn hooks_claude(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hooks-claude"))
+        .env_remove("HOOKS_STATE_DIR")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("HOOKS_LOG")
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start hooks-claude");
+    let mut input = child.stdin.take().expect("stdin");
+    // Written beside the reading: a large event and a large answer must not
+    // wait on each other.
+    std::thread::scope(|scope| {
+        let writer = scope.spawn(move || match input.write_all(stdin) {
+            Err(error) if error.kind() == ErrorKind::BrokenPipe => Ok(()),
+            written => written,
+        });
+        let output = child.wait_with_output().expect("hooks-claude output");
+        writer
+            .join()
+            .expect("the event's writer")
+            .expect("write the event");
+        output
+    })
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn an_event_naming_a_key_twice_is_refused_naming_the_key_and_where() {
+    let dir = Scratch::new("duplicates");
+    for (event, key, at) in [
+        (
+            r#"{"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                "tool_input": {"command": "ls"}, "tool_name": "Read"}"#,
+            "tool_name",
+            "/tool_name",
+        ),
+        (
+            r#"{"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                "tool_input": {"command": "ls", "command": "rm -rf ~"}}"#,
+            "command",
+            "/tool_input/command",
+        ),
+        (
+            r#"{"session_id": "s", "hook_event_name": "PostToolUse", "tool_name": "Edit",
+                "tool_input": {"edits": [{"old_string": "a"}, {"new_string": "b", "new_string": "c"}]},
+                "tool_response": {}}"#,
+            "new_string",
+            "/tool_input/edits/1/new_string",
+        ),
+        (
+            r#"{"session_id": "s", "hook_event_name": "Stop", "hook_event_name": "Notification"}"#,
+            "hook_event_name",
+            "/hook_event_name",
+        ),
+    ] {
+        let output = hooks_claude(dir.path(), &[], event.as_bytes());
+        let reason = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{event}: {reason}");
+        assert!(output.stdout.is_empty(), "{event}");
+        assert!(
+            reason.contains(&format!("duplicate key `{key}` at {at}")),
+            "{event}: {reason}"
+        );
+    }
+    // The same events with each key once pass.
+    let once = r#"{"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "ls"}}"#;
+    let output = hooks_claude(dir.path(), &[], once.as_bytes());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
+
+/// A config file with one command hook on `event`, running `script` (sh).
+fn config_with(dir: &Path, event: &str, script: &str) -> PathBuf {
+    let config = dir.join("hooks.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[hooks]]\nevent = {event:?}\nname = \"script\"\ncommand = [\"sh\", \"-c\", {script:?}]\n"
+        ),
+    )
+    .expect("write the config");
+    config
+}
+
+/// Claude Code blocks a compaction on exit 2: a trigger this binary does not
+/// know yet (a newer host's) must not block it. The hooks run, shown the
+/// trigger as the host named it, and stderr says it was new.
+#[test]
+fn a_compaction_with_an_unknown_trigger_is_not_blocked_and_hooks_see_the_trigger() {
+    let dir = Scratch::new("trigger");
+    let seen = dir.path().join("seen.json");
+    let config = config_with(
+        dir.path(),
+        "PreCompact",
+        &format!("cat > {}", seen.display()),
+    );
+    let config = config.to_str().unwrap();
+    for (trigger, new) in [("budget", true), ("manual", false), ("auto", false)] {
+        let event = format!(
+            r#"{{"session_id": "s", "hook_event_name": "PreCompact", "transcript_path": "/t.jsonl",
+                "cwd": "/w", "trigger": "{trigger}", "custom_instructions": ""}}"#
+        );
+        let output = hooks_claude(dir.path(), &["--config", config], event.as_bytes());
+        let reason = stderr(&output);
+        assert_eq!(output.status.code(), Some(0), "{trigger}: {reason}");
+        let input: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&seen).expect("the hook ran")).unwrap();
+        assert_eq!(input["trigger"], trigger);
+        assert_eq!(input["hook_event_name"], "PreCompact");
+        assert_eq!(
+            reason.contains(&format!("trigger \"{trigger}\"")),
+            new,
+            "{reason}"
+        );
+        std::fs::remove_file(&seen).unwrap();
+    }
+}
+
+fn stdout_json(output: &Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "stdout is not JSON ({error}): {:?} (stderr: {})",
+            String::from_utf8_lossy(&output.stdout),
+            stderr(output)
+        )
+    })
+}
+
+/// A config hook exiting 2 on an event that cannot be blocked meant to tell
+/// someone something: Claude Code shows such a hook's stderr to the person.
+/// Through the binary it reaches them as `systemMessage`, beside what the
+/// other hooks said, and the event goes ahead (exit 0).
+#[test]
+fn a_config_hooks_block_on_session_start_or_compaction_reaches_the_person() {
+    let dir = Scratch::new("unblockable");
+    for (event, fields) in [
+        ("SessionStart", r#""source": "startup""#),
+        (
+            "PreCompact",
+            r#""trigger": "auto", "custom_instructions": """#,
+        ),
+    ] {
+        let config = dir.path().join(format!("{event}.toml"));
+        std::fs::write(
+            &config,
+            format!(
+                r#"
+[[hooks]]
+event = "{event}"
+name = "docker_check"
+command = ["sh", "-c", "cat > /dev/null; echo 'the docker daemon is not running' >&2; exit 2"]
+
+[[hooks]]
+event = "{event}"
+name = "note"
+command = ["sh", "-c", "cat > /dev/null; echo '{{\"systemMessage\": \"checked the tree\"}}'"]
+"#
+            ),
+        )
+        .unwrap();
+        let input = format!(
+            r#"{{"session_id": "s", "hook_event_name": "{event}", "transcript_path": "/t.jsonl",
+                "cwd": "/w", {fields}}}"#
+        );
+        let output = hooks_claude(
+            dir.path(),
+            &["--config", config.to_str().unwrap()],
+            input.as_bytes(),
+        );
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{event}: {}",
+            stderr(&output)
+        );
+        let answer = stdout_json(&output);
+        let message = answer["systemMessage"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("the docker daemon is not running"),
+            "{event}: {answer}"
+        );
+        assert!(message.contains("docker_check"), "{event}: {answer}");
+        assert!(message.contains("checked the tree"), "{event}: {answer}");
+    }
+}
+
+/// A script that ends the session (`continue: false`) and denies the call
+/// with its own reason, but no `stopReason`: its reason is what the model
+/// and the person read, not a stock sentence.
+#[test]
+fn continue_false_without_a_stop_reason_keeps_the_scripts_own_reason() {
+    let dir = Scratch::new("continue");
+    let answer = r#"{"continue": false, "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "production is frozen until Monday"}}"#;
+    let config = config_with(
+        dir.path(),
+        "PreToolUse",
+        &format!("cat > /dev/null; echo '{answer}'"),
+    );
+    let event = r#"{"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "kubectl apply -f prod.yaml"}, "tool_use_id": "toolu_1"}"#;
+    let output = hooks_claude(
+        dir.path(),
+        &["--config", config.to_str().unwrap()],
+        event.as_bytes(),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let answer = stdout_json(&output);
+    assert_eq!(answer["continue"], false, "{answer}");
+    let specific = &answer["hookSpecificOutput"];
+    assert_eq!(specific["permissionDecision"], "deny", "{answer}");
+    for said in [&specific["permissionDecisionReason"], &answer["stopReason"]] {
+        assert!(
+            said.as_str()
+                .unwrap_or_default()
+                .contains("production is frozen until Monday"),
+            "{answer}"
+        );
+    }
+}
+
+/// A payload fixture (`tests/payloads/HOST/EVENT.json`), as the host sends it.
+fn fixture(host: &str, event: &str) -> serde_json::Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/payloads")
+        .join(host)
+        .join(format!("{event}.json"));
+    serde_json::from_slice(&std::fs::read(&path).expect("fixture")).expect("fixture JSON")
+}
+
+/// Runs `event` (a fixture) through the binary with one config hook that
+/// copies its input to a file, and returns that input.
+fn seen_by_a_script(dir: &Path, host: &str, event: &str) -> serde_json::Value {
+    let seen = dir.join(format!("{host}-{event}.json"));
+    let config = config_with(dir, event, &format!("cat > {}", seen.display()));
+    let output = hooks_claude(
+        dir,
+        &["--host", host, "--config", config.to_str().unwrap()],
+        fixture(host, event).to_string().as_bytes(),
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{host} {event}: {}",
+        stderr(&output)
+    );
+    serde_json::from_slice(&std::fs::read(&seen).expect("the hook ran")).unwrap()
+}
+
+/// Scripts written for Claude Code read the agent being started as
+/// `agent_id`, as Claude Code (and Codex) send it.
+#[test]
+fn a_script_on_subagent_start_reads_the_agent_as_agent_id() {
+    let dir = Scratch::new("subagent-start");
+    for host in ["claude", "codex"] {
+        let sent = fixture(host, "SubagentStart");
+        let input = seen_by_a_script(dir.path(), host, "SubagentStart");
+        assert_eq!(input["agent_id"], sent["agent_id"], "{host}: {input}");
+        assert_eq!(input["agent_type"], sent["agent_type"], "{host}: {input}");
+        // The one starting it is the main agent: no parent to name.
+        assert!(input.get("parent_agent_id").is_none(), "{host}: {input}");
+        assert_eq!(input["transcript_path"], sent["transcript_path"], "{host}");
+    }
+}
+
+/// A sub-agent's own transcript is `agent_transcript_path`; `transcript_path`
+/// is the main session's. Hooks in the sub-agent read its own as
+/// `transcript_path`, and both where the host put them.
+#[test]
+fn a_sub_agents_transcript_is_its_own() {
+    let dir = Scratch::new("subagent-stop");
+    for host in ["claude", "codex"] {
+        let sent = fixture(host, "SubagentStop");
+        let input = seen_by_a_script(dir.path(), host, "SubagentStop");
+        assert_eq!(input["agent_id"], sent["agent_id"], "{host}: {input}");
+        assert_eq!(
+            input["transcript_path"], sent["agent_transcript_path"],
+            "{host}: {input}"
+        );
+        assert_eq!(
+            input["agent_transcript_path"], sent["agent_transcript_path"],
+            "{host}: {input}"
+        );
+        assert_eq!(
+            input["metadata"]["parent_transcript_path"], sent["transcript_path"],
+            "{host}: {input}"
+        );
+    }
+}
+
+/// A 5 MB `Write` whose config hook answers with the whole input rewritten
+/// (`updatedInput`, escaped to ASCII as Python's `json.dumps` does): the
+/// answer is as large as the call, so a fixed 1 MiB output cap refused
+/// every large write. The cap grows with the input the hook was given; a
+/// hook printing far more than that is still stopped.
+#[test]
+fn a_five_megabyte_write_echoed_back_by_a_hook_goes_through() {
+    let dir = Scratch::new("large-write");
+    let line = "fn main() { println!(\"héllo, wörld 🙂\"); } // a line of the file\n";
+    let content = line.repeat(5 * 1024 * 1024 / line.len() + 1);
+    assert!(content.len() > 5 * 1024 * 1024);
+    let event = serde_json::json!({
+        "session_id": "s", "hook_event_name": "PreToolUse", "transcript_path": "/t.jsonl",
+        "cwd": "/w", "permission_mode": "default", "tool_name": "Write",
+        "tool_input": {"file_path": "/w/src/main.rs", "content": content},
+        "tool_use_id": "toolu_1"
+    })
+    .to_string();
+    let config = dir.path().join("hooks.toml");
+    std::fs::write(
+        &config,
+        r#"
+[[hooks]]
+event = "pre_tool_use"
+name = "stamp"
+matches = "Write"
+command = ["python3", "-c", "import json,sys; i=json.load(sys.stdin)['tool_input']; i['content'] += '// checked\\n'; print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse', 'updatedInput': i}}))"]
+"#,
+    )
+    .unwrap();
+    let output = hooks_claude(
+        dir.path(),
+        &["--config", config.to_str().unwrap()],
+        event.as_bytes(),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let answer = stdout_json(&output);
+    let updated = &answer["hookSpecificOutput"]["updatedInput"];
+    assert_eq!(updated["file_path"], "/w/src/main.rs");
+    assert!(
+        updated["content"].as_str().unwrap() == format!("{content}// checked\n"),
+        "the rewritten content came back changed"
+    );
+
+    // The same call, with a hook printing 40 MB: stopped, and the call refused.
+    std::fs::write(
+        &config,
+        r#"
+[[hooks]]
+event = "pre_tool_use"
+name = "flood"
+command = ["sh", "-c", "cat > /dev/null; yes 'flooding the hook binary' | head -c 40000000"]
+"#,
+    )
+    .unwrap();
+    let output = hooks_claude(
+        dir.path(),
+        &["--config", config.to_str().unwrap()],
+        event.as_bytes(),
+    );
+    let reason = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{reason}");
+    assert!(reason.contains("printed more than"), "{reason}");
+}
