@@ -95,11 +95,18 @@ pub(crate) fn reason(denial: &Denial) -> String {
     }
 }
 
-/// A refusal: exit 2 with the reason — or, when a hook also ended the
-/// session, JSON saying both (`continue: false` overrides everything, and
-/// exit 2 would drop the JSON).
-pub(crate) fn refuse(event: &'static str, outcome: &Outcome, denial: &Denial) -> Answer {
-    if outcome.end_session().is_none() {
+/// A refusal: exit 2 with the reason — or JSON saying it, when a hook also
+/// ended the session (`continue: false` overrides everything, and exit 2
+/// would drop the JSON), or when other hooks left messages for the person
+/// and `host` reads a block from JSON on this event (exit 2 would drop them).
+pub(crate) fn refuse(
+    host: Host,
+    event: &'static str,
+    outcome: &Outcome,
+    denial: &Denial,
+) -> Answer {
+    let messages = !outcome.messages().is_empty() && host.reads_json_blocks(event);
+    if outcome.end_session().is_none() && !messages {
         return Answer::block(reason(denial));
     }
     let reply = Reply::new(event, outcome);
@@ -207,7 +214,7 @@ impl PreToolAnswer<'_> {
                     }
                     .answer()
                 }
-                _ => refuse("PreToolUse", self.outcome, denial),
+                _ => refuse(self.host, "PreToolUse", self.outcome, denial),
             };
         }
         let Some(args) = self.rewritten else {

@@ -39,6 +39,18 @@ impl Host {
         matches!(self, Host::Claude)
     }
 
+    /// Whether it reads a block from a JSON answer, beside `systemMessage`
+    /// (`permissionDecision: "deny"` on `PreToolUse`, `decision: "block"` on
+    /// `PostToolUse`, `UserPromptSubmit`, `Stop` and `SubagentStop`), so a
+    /// block need not be a bare exit 2 that drops what the other hooks said.
+    pub fn reads_json_blocks(self, event: &str) -> bool {
+        matches!(self, Host::Claude)
+            && matches!(
+                event,
+                "PreToolUse" | "PostToolUse" | "UserPromptSubmit" | "Stop" | "SubagentStop"
+            )
+    }
+
     /// The events it documents that have a counterpart here: the ones the
     /// printed settings install the binary for.
     pub fn events(self) -> &'static [&'static str] {

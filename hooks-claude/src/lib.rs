@@ -9,7 +9,7 @@
 //!
 //! | what the hooks did              | answer                                                      |
 //! |---------------------------------|-------------------------------------------------------------|
-//! | denied (a call, prompt, stop)   | exit 2, the reason (naming the hook) on stderr               |
+//! | denied (a call, prompt, stop)   | exit 2, the reason (naming the hook) on stderr; Claude Code, when other hooks left messages for the person: JSON (`permissionDecision: "deny"` / `decision: "block"` beside `systemMessage`) |
 //! | asked for a person's yes        | Claude Code: `permissionDecision: "ask"`; Codex: the approval store, or refused |
 //! | rewrote a call's arguments      | `updatedInput` with `ask` (Claude Code default) or `allow`   |
 //! | replaced a tool's output        | Claude Code: `updatedToolOutput`; Codex: refused, with the replacement as the reason |

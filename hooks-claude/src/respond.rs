@@ -167,7 +167,7 @@ impl Responder {
             Incoming::SubagentStart(mut ctx) => {
                 let outcome = hooks.dispatch(&mut ctx).await;
                 if let Some(denial) = outcome.denial() {
-                    return refuse("SubagentStart", &outcome, denial);
+                    return refuse(self.host, "SubagentStart", &outcome, denial);
                 }
                 Reply::new("SubagentStart", &outcome)
                     .context(ctx.injected().text())
@@ -213,7 +213,7 @@ impl Responder {
         let original = ctx.result().cloned().map_err(str::to_owned);
         let outcome = hooks.dispatch(&mut ctx).await;
         if let Some(denial) = outcome.denial() {
-            return refuse("PostToolUse", &outcome, denial);
+            return refuse(self.host, "PostToolUse", &outcome, denial);
         }
         let reply = Reply::new("PostToolUse", &outcome).context(ctx.injected().text());
         let now = ctx.result().cloned().map_err(str::to_owned);
@@ -242,7 +242,7 @@ impl Responder {
         let original = ctx.prompt().to_owned();
         let outcome = hooks.dispatch(&mut ctx).await;
         if let Some(denial) = outcome.denial() {
-            return refuse("UserPromptSubmit", &outcome, denial);
+            return refuse(self.host, "UserPromptSubmit", &outcome, denial);
         }
         if ctx.prompt() != original {
             // A prompt cannot be replaced through the protocol; sent
@@ -296,7 +296,7 @@ impl Responder {
             tracing::warn!(%trouble, "the count of refused stops is not kept");
         }
         if let Some(denial) = outcome.denial() {
-            return refuse(event, outcome, denial);
+            return refuse(self.host, event, outcome, denial);
         }
         let Some(capped) = outcome.stop_capped() else {
             return Reply::new(event, outcome).answer();

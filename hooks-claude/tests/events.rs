@@ -391,3 +391,62 @@ command = ["sh", "-c", "cat > /dev/null; yes 'flooding the hook binary' | head -
     assert_eq!(output.status.code(), Some(2), "{reason}");
     assert!(reason.contains("printed more than"), "{reason}");
 }
+
+/// A block used to be a bare exit 2, and what the other hooks said for the
+/// person (`systemMessage`) was lost. Where Claude Code reads a block from
+/// JSON, the answer is JSON: the block and the messages together.
+#[test]
+fn a_block_keeps_what_the_other_hooks_said_for_the_person() {
+    let dir = Scratch::new("block-messages");
+    let config = dir.path().join("hooks.toml");
+    std::fs::write(
+        &config,
+        r#"
+[[hooks]]
+event = "PreToolUse"
+name = "note"
+priority = -10
+command = ["sh", "-c", "cat > /dev/null; echo '{\"systemMessage\": \"the repo is on a release branch\"}'"]
+
+[[hooks]]
+event = "PreToolUse"
+name = "no_rm"
+command = ["sh", "-c", "cat > /dev/null; echo 'rm is not allowed here' >&2; exit 2"]
+"#,
+    )
+    .unwrap();
+    let event =
+        br#"{"session_id": "s", "hook_event_name": "PreToolUse", "transcript_path": "/t.jsonl",
+        "cwd": "/w", "tool_name": "Bash", "tool_input": {"command": "rm -rf build"}}"#;
+    let output = hooks_claude(dir.path(), &["--config", config.to_str().unwrap()], event);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let answer = stdout_json(&output);
+    assert_eq!(
+        answer["systemMessage"], "the repo is on a release branch",
+        "{answer}"
+    );
+    let specific = &answer["hookSpecificOutput"];
+    assert_eq!(specific["permissionDecision"], "deny", "{answer}");
+    assert!(
+        specific["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("rm is not allowed here"),
+        "{answer}"
+    );
+
+    // With nothing else to say, a block stays the plain exit 2 every host reads.
+    std::fs::write(
+        &config,
+        r#"
+[[hooks]]
+event = "PreToolUse"
+name = "no_rm"
+command = ["sh", "-c", "cat > /dev/null; echo 'rm is not allowed here' >&2; exit 2"]
+"#,
+    )
+    .unwrap();
+    let output = hooks_claude(dir.path(), &["--config", config.to_str().unwrap()], event);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("rm is not allowed here"));
+}
