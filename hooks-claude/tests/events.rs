@@ -392,6 +392,14 @@ command = ["sh", "-c", "cat > /dev/null; yes 'flooding the hook binary' | head -
     assert!(reason.contains("printed more than"), "{reason}");
 }
 
+/// A config hook that blocks `rm` with exit 2.
+const NO_RM: &str = r#"
+[[hooks]]
+event = "PreToolUse"
+name = "no_rm"
+command = ["sh", "-c", "cat > /dev/null; echo 'rm is not allowed here' >&2; exit 2"]
+"#;
+
 /// A block used to be a bare exit 2, and what the other hooks said for the
 /// person (`systemMessage`) was lost. Where Claude Code reads a block from
 /// JSON, the answer is JSON: the block and the messages together.
@@ -401,18 +409,15 @@ fn a_block_keeps_what_the_other_hooks_said_for_the_person() {
     let config = dir.path().join("hooks.toml");
     std::fs::write(
         &config,
-        r#"
+        format!(
+            r#"
 [[hooks]]
 event = "PreToolUse"
 name = "note"
 priority = -10
-command = ["sh", "-c", "cat > /dev/null; echo '{\"systemMessage\": \"the repo is on a release branch\"}'"]
-
-[[hooks]]
-event = "PreToolUse"
-name = "no_rm"
-command = ["sh", "-c", "cat > /dev/null; echo 'rm is not allowed here' >&2; exit 2"]
-"#,
+command = ["sh", "-c", "cat > /dev/null; echo '{{\"systemMessage\": \"the repo is on a release branch\"}}'"]
+{NO_RM}"#
+        ),
     )
     .unwrap();
     let event =
@@ -436,16 +441,7 @@ command = ["sh", "-c", "cat > /dev/null; echo 'rm is not allowed here' >&2; exit
     );
 
     // With nothing else to say, a block stays the plain exit 2 every host reads.
-    std::fs::write(
-        &config,
-        r#"
-[[hooks]]
-event = "PreToolUse"
-name = "no_rm"
-command = ["sh", "-c", "cat > /dev/null; echo 'rm is not allowed here' >&2; exit 2"]
-"#,
-    )
-    .unwrap();
+    std::fs::write(&config, NO_RM).unwrap();
     let output = hooks_claude(dir.path(), &["--config", config.to_str().unwrap()], event);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("rm is not allowed here"));
