@@ -99,25 +99,35 @@ pub(crate) fn reason(denial: &Denial) -> String {
 /// ended the session (`continue: false` overrides everything, and exit 2
 /// would drop the JSON), or when other hooks left messages for the person
 /// and `host` reads a block from JSON on this event (exit 2 would drop them).
+///
+/// `context` is what hooks added for the model before the block: the reason
+/// is all the model reads of a block, on either host and in either form, so
+/// the context goes after it.
 pub(crate) fn refuse(
     host: Host,
     event: &'static str,
     outcome: &Outcome,
     denial: &Denial,
+    context: &str,
 ) -> Answer {
+    let mut why = reason(denial);
+    if !context.is_empty() {
+        why.push_str("\n\nThe hooks also said: ");
+        why.push_str(context);
+    }
     let messages = !outcome.messages().is_empty() && host.reads_json_blocks(event);
     if outcome.end_session().is_none() && !messages {
-        return Answer::block(reason(denial));
+        return Answer::block(why);
     }
     let reply = Reply::new(event, outcome);
     if event == "PreToolUse" {
         reply
             .specific("permissionDecision", json!("deny"))
-            .specific("permissionDecisionReason", json!(reason(denial)))
+            .specific("permissionDecisionReason", json!(why))
     } else {
         reply
             .top("decision", json!("block"))
-            .top("reason", json!(reason(denial)))
+            .top("reason", json!(why))
     }
     .answer()
 }
@@ -214,7 +224,7 @@ impl PreToolAnswer<'_> {
                     }
                     .answer()
                 }
-                _ => refuse(self.host, "PreToolUse", self.outcome, denial),
+                _ => refuse(self.host, "PreToolUse", self.outcome, denial, self.context),
             };
         }
         let Some(args) = self.rewritten else {

@@ -167,7 +167,13 @@ impl Responder {
             Incoming::SubagentStart(mut ctx) => {
                 let outcome = hooks.dispatch(&mut ctx).await;
                 if let Some(denial) = outcome.denial() {
-                    return refuse(self.host, "SubagentStart", &outcome, denial);
+                    return refuse(
+                        self.host,
+                        "SubagentStart",
+                        &outcome,
+                        denial,
+                        ctx.injected().text(),
+                    );
                 }
                 Reply::new("SubagentStart", &outcome)
                     .context(ctx.injected().text())
@@ -176,13 +182,20 @@ impl Responder {
             Incoming::Stop(mut ctx) => {
                 let run = self.resume(ctx.session(), ctx.stop_hook_active()).await;
                 let outcome = hooks.dispatch(&mut ctx).await;
-                self.stopped("Stop", &outcome, run, ctx.session()).await
+                self.stopped("Stop", &outcome, run, ctx.session(), ctx.injected().text())
+                    .await
             }
             Incoming::SubagentStop(mut ctx) => {
                 let run = self.resume(ctx.session(), ctx.stop_hook_active()).await;
                 let outcome = hooks.dispatch(&mut ctx).await;
-                self.stopped("SubagentStop", &outcome, run, ctx.session())
-                    .await
+                self.stopped(
+                    "SubagentStop",
+                    &outcome,
+                    run,
+                    ctx.session(),
+                    ctx.injected().text(),
+                )
+                .await
             }
             Incoming::PreCompact(mut ctx) => {
                 let outcome = hooks.dispatch(&mut ctx).await;
@@ -213,7 +226,13 @@ impl Responder {
         let original = ctx.result().cloned().map_err(str::to_owned);
         let outcome = hooks.dispatch(&mut ctx).await;
         if let Some(denial) = outcome.denial() {
-            return refuse(self.host, "PostToolUse", &outcome, denial);
+            return refuse(
+                self.host,
+                "PostToolUse",
+                &outcome,
+                denial,
+                ctx.injected().text(),
+            );
         }
         let reply = Reply::new("PostToolUse", &outcome).context(ctx.injected().text());
         let now = ctx.result().cloned().map_err(str::to_owned);
@@ -242,7 +261,13 @@ impl Responder {
         let original = ctx.prompt().to_owned();
         let outcome = hooks.dispatch(&mut ctx).await;
         if let Some(denial) = outcome.denial() {
-            return refuse(self.host, "UserPromptSubmit", &outcome, denial);
+            return refuse(
+                self.host,
+                "UserPromptSubmit",
+                &outcome,
+                denial,
+                ctx.injected().text(),
+            );
         }
         if ctx.prompt() != original {
             // A prompt cannot be replaced through the protocol; sent
@@ -287,6 +312,7 @@ impl Responder {
         outcome: &Outcome,
         run: Result<Run, String>,
         session: &Session,
+        context: &str,
     ) -> Answer {
         let (trouble, kept) = match run {
             Ok(run) => (run.finish(session.stop_denials()).await.err(), true),
@@ -296,7 +322,7 @@ impl Responder {
             tracing::warn!(%trouble, "the count of refused stops is not kept");
         }
         if let Some(denial) = outcome.denial() {
-            return refuse(self.host, event, outcome, denial);
+            return refuse(self.host, event, outcome, denial, context);
         }
         let Some(capped) = outcome.stop_capped() else {
             return Reply::new(event, outcome).answer();

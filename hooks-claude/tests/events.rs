@@ -446,3 +446,43 @@ command = ["sh", "-c", "cat > /dev/null; echo '{{\"systemMessage\": \"the repo i
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("rm is not allowed here"));
 }
+
+/// What other hooks added for the model (`additionalContext`) was lost on a
+/// block: the reason is all the model reads then, on both hosts, so the
+/// context goes with it.
+#[test]
+fn a_block_keeps_what_the_other_hooks_said_for_the_model() {
+    let dir = Scratch::new("block-context");
+    let config = dir.path().join("hooks.toml");
+    std::fs::write(
+        &config,
+        format!(
+            r#"
+[[hooks]]
+event = "PreToolUse"
+name = "hint"
+priority = -10
+command = ["sh", "-c", "cat > /dev/null; echo '{{\"hookSpecificOutput\": {{\"hookEventName\": \"PreToolUse\", \"additionalContext\": \"build/ is cleared by cargo clean\"}}}}'"]
+{NO_RM}"#
+        ),
+    )
+    .unwrap();
+    let event =
+        br#"{"session_id": "s", "hook_event_name": "PreToolUse", "transcript_path": "/t.jsonl",
+        "cwd": "/w", "model": "m", "turn_id": "t", "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf build"}}"#;
+    for host in ["claude", "codex"] {
+        let config = config.to_str().unwrap();
+        let output = hooks_claude(dir.path(), &["--host", host, "--config", config], event);
+        let reason = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{host}: {reason}");
+        assert!(
+            reason.contains("rm is not allowed here"),
+            "{host}: {reason}"
+        );
+        assert!(
+            reason.contains("build/ is cleared by cargo clean"),
+            "{host}: {reason}"
+        );
+    }
+}
