@@ -20,7 +20,8 @@
 //! with `reason`; `hookSpecificOutput.permissionDecision` (`allow`, `deny`,
 //! `ask`) with `permissionDecisionReason`; `hookSpecificOutput.updatedInput`;
 //! `hookSpecificOutput.additionalContext`; `hookSpecificOutput.updatedToolOutput`
-//! (post-tool-use: replaces what the model reads); `systemMessage`, shown to
+//! (post-tool-use: replaces what the model reads; `updatedMCPToolOutput`, the
+//! field Claude Code read for MCP tools before 2.1.121, too); `systemMessage`, shown to
 //! the person (a warning in the outcome's messages), not the model. Plain
 //! text on a prompt or session start is context for the model; elsewhere,
 //! as in Claude Code, it is not.
@@ -147,7 +148,8 @@ pub struct Reply {
     /// `UserPromptSubmit` and `SessionStart`, as Claude Code reads it, and
     /// ignored elsewhere (Claude Code shows it only in its transcript view).
     pub text: Option<String>,
-    /// Replace the tool's output, on post-tool-use (`updatedToolOutput`).
+    /// Replace the tool's output, on post-tool-use (`updatedToolOutput`, or
+    /// `updatedMCPToolOutput` as scripts for Claude Code before 2.1.121 say it).
     pub updated_output: Option<Value>,
     /// A message for the person, not the model (`systemMessage`).
     pub message: Option<String>,
@@ -187,6 +189,9 @@ struct Specific {
     permission_decision_reason: Option<String>,
     updated_input: Option<Value>,
     updated_tool_output: Option<Value>,
+    /// What Claude Code before 2.1.121 read instead, for MCP tools only.
+    #[serde(rename = "updatedMCPToolOutput")]
+    updated_mcp_tool_output: Option<Value>,
     additional_context: Option<String>,
     #[serde(default)]
     hidden_tools: Vec<String>,
@@ -269,7 +274,18 @@ pub(crate) fn parse_output(text: &str) -> Result<Reply, HookError> {
             }
         }
         reply.updated_input = specific.updated_input;
-        reply.updated_output = specific.updated_tool_output;
+        reply.updated_output = match (
+            specific.updated_tool_output,
+            specific.updated_mcp_tool_output,
+        ) {
+            (Some(output), Some(legacy)) if output != legacy => {
+                return Err(HookError::failed(
+                    "its output replaces the tool's output twice, differently \
+                     (`updatedToolOutput` and `updatedMCPToolOutput`); give one",
+                ));
+            }
+            (output, legacy) => output.or(legacy),
+        };
         reply.context = specific.additional_context;
         reply.hidden_tools = specific.hidden_tools;
         reply.hidden_prompts = specific.hidden_prompts;
@@ -605,6 +621,32 @@ mod tests {
         )
         .unwrap();
         assert_eq!(output.updated_output, Some(json!({"rows": 0})));
+        // Scripts written for Claude Code before 2.1.121 replace an MCP
+        // tool's output in the field it read then: ignoring it would hand the
+        // model what the script took out.
+        let legacy = parse_output(
+            r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": [{"type": "text", "text": "[redacted]"}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            legacy.updated_output,
+            Some(json!([{"type": "text", "text": "[redacted]"}]))
+        );
+        let same = parse_output(
+            r#"{"hookSpecificOutput": {"updatedMCPToolOutput": "x", "updatedToolOutput": "x"}}"#,
+        )
+        .unwrap();
+        assert_eq!(same.updated_output, Some(json!("x")));
+        // Two different replacements: which would the host have used? An error
+        // (the hook fails, and its failure policy decides), not a guess.
+        let error = parse_output(
+            r#"{"hookSpecificOutput": {"updatedMCPToolOutput": "x", "updatedToolOutput": "y"}}"#,
+        )
+        .unwrap_err();
+        assert!(
+            error.to_string().contains("updatedMCPToolOutput"),
+            "{error}"
+        );
         let deny = parse_output(r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no"}}"#).unwrap();
         assert_eq!(deny.block.as_deref(), Some("no"));
         let ask = parse_output(r#"{"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": "sure?"}}"#).unwrap();
