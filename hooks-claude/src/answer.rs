@@ -6,6 +6,7 @@ use hooks_core::{Denial, DenialCause, Outcome, Value, json};
 use serde_json::Map;
 
 use crate::host::{Host, RewriteDecision};
+use crate::version::{self, HostVersion, claude};
 
 /// The exit code that blocks, in both tools' protocols.
 pub const BLOCK: u8 = 2;
@@ -207,11 +208,32 @@ pub(crate) struct PreToolAnswer<'a> {
     /// The final arguments, when hooks changed them.
     pub(crate) rewritten: Option<&'a Value>,
     pub(crate) context: &'a str,
+    /// The hooks that rewrote the call, for a reason naming them.
+    pub(crate) rewriters: &'a str,
+    /// The host's version, if told.
+    pub(crate) version: Option<HostVersion>,
 }
 
 impl PreToolAnswer<'_> {
     pub(crate) fn answer(self) -> Answer {
         let reply = Reply::new("PreToolUse", self.outcome).context(self.context);
+        if self.rewritten.is_some()
+            && self.host == Host::Claude
+            && !version::reads(self.version, claude::UPDATED_INPUT)
+            && self.outcome.denial().is_none_or(|denial| {
+                self.asked.is_some() && matches!(denial.cause(), DenialCause::NotApproved(_))
+            })
+        {
+            // The host would ignore `updatedInput` and run the call as it was.
+            return Answer::block(format!(
+                "the hooks rewrote this call (hooks: {}), and Claude Code {} cannot take a \
+                 rewritten call ({} and later can); refused so it does not run as it was",
+                self.rewriters,
+                self.version
+                    .map_or_else(String::new, |version| version.to_string()),
+                claude::UPDATED_INPUT
+            ));
+        }
         if let Some(denial) = self.outcome.denial() {
             return match (self.asked, denial.cause()) {
                 (Some(prompt), DenialCause::NotApproved(_)) if self.host.can_ask() => {

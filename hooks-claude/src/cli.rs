@@ -16,9 +16,11 @@ use crate::answer::Answer;
 use crate::host::{Host, RewriteDecision};
 use crate::input::MAX_INPUT;
 use crate::respond::{DEFAULT_TIMEOUT, Responder};
+use crate::version::HostVersion;
 
 const USAGE: &str = "usage: {name} [--host claude|codex] [--config FILE] [--state-dir DIR] \
-                     [--timeout SECONDS] [--stop-cap N] [--rewrites ask|allow] [--print-settings claude|codex] \
+                     [--host-version VERSION] [--timeout SECONDS] [--stop-cap N] [--rewrites ask|allow] \
+                     [--print-settings claude|codex] \
                      [--describe]";
 
 const HELP: &str = "\
@@ -31,6 +33,10 @@ only the count of refused stops, if it cannot be kept, lets a stop through
 
 options:
   --host claude|codex     whose protocol to answer in (default claude)
+  --host-version VERSION  the host's version (`claude --version`): answer only in fields it
+                          reads, and refuse what it could not be told (an older Claude Code
+                          ignores a replaced output or a rewritten call, which would go on
+                          as it was). Default: every field this binary knows is read
   --config FILE           hooks and standard-hook tables (TOML, or a Claude Code settings.json)
   --state-dir DIR         where what outlives a call is kept: the count of refused stops
                           (stops/), and the config's stores for tables that name no file:
@@ -74,6 +80,7 @@ impl Default for HookBinary {
 #[derive(Debug, Default)]
 struct Options {
     host: Host,
+    host_version: Option<HostVersion>,
     config: Option<PathBuf>,
     state_dir: Option<PathBuf>,
     timeout: Option<Duration>,
@@ -201,6 +208,9 @@ impl HookBinary {
         if let Some(timeout) = options.timeout {
             responder = responder.timeout(timeout);
         }
+        if let Some(version) = options.host_version {
+            responder = responder.host_version(version);
+        }
         if let Ok(user) = std::env::var("USER") {
             responder = responder.user(user);
         }
@@ -246,6 +256,13 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Options, String> {
         match arg.as_str() {
             "-h" | "--help" => options.help = true,
             "--host" => options.host = value("`claude` or `codex`")?.parse()?,
+            "--host-version" => {
+                let version = value("a version, like `2.1.121`")?;
+                let parsed = version
+                    .parse()
+                    .map_err(|error| format!("`--host-version`: {error}"))?;
+                options.host_version = Some(parsed);
+            }
             "--config" => options.config = Some(value("a file")?.into()),
             "--state-dir" => options.state_dir = Some(value("a directory")?.into()),
             "--rewrites" => options.rewrites = value("`ask` or `allow`")?.parse()?,
@@ -298,6 +315,9 @@ fn print_settings(options: &Options, host: Host) -> Result<String, String> {
         "--timeout".to_owned(),
         timeout.as_secs().to_string(),
     ];
+    if let Some(version) = options.host_version {
+        words.extend(["--host-version".to_owned(), version.to_string()]);
+    }
     if let Some(config) = &options.config {
         words.extend(["--config".to_owned(), absolute(config)?]);
     }

@@ -12,7 +12,7 @@
 //! | denied (a call, prompt, stop)   | exit 2, the reason (naming the hook) on stderr; Claude Code, when other hooks left messages for the person: JSON (`permissionDecision: "deny"` / `decision: "block"` beside `systemMessage`) |
 //! | asked for a person's yes        | Claude Code: `permissionDecision: "ask"`; Codex: the approval store, or refused |
 //! | rewrote a call's arguments      | `updatedInput` with `ask` (Claude Code default) or `allow`   |
-//! | replaced a tool's output        | Claude Code: `updatedToolOutput`; Codex: refused, with the replacement as the reason |
+//! | replaced a tool's output        | Claude Code: `updatedToolOutput` (also `updatedMCPToolOutput` for MCP tools, the version not told); before 2.1.121 on a built-in tool, and Codex: refused, with the replacement as the reason |
 //! | rewrote a prompt                | refused: neither tool can replace a prompt                   |
 //! | injected context                | `additionalContext`                                          |
 //! | left a message for the person   | `systemMessage`                                              |
@@ -27,6 +27,11 @@
 //! blocked (exit 2 on `SessionStart`, `PreCompact`, `SessionEnd`) is not
 //! dropped: its reason reaches the person in `systemMessage`, naming the
 //! hook, as Claude Code shows such a hook's stderr, and the event goes ahead.
+//!
+//! Told the host's version ([`Responder::host_version`], `--host-version`),
+//! the binary answers only in fields that version reads, and refuses what it
+//! could not say to it: a field the host ignores would let the call, or the
+//! output, go on as it was.
 //!
 //! Each call is a new process, so what must outlive it lives in stores, in
 //! the state directory (`--state-dir`) unless a config file's table names
@@ -82,6 +87,7 @@ mod respond;
 mod settings;
 mod stops;
 mod tools;
+mod version;
 
 pub use answer::{Answer, BLOCK};
 pub use cli::HookBinary;
@@ -89,3 +95,4 @@ pub use host::{Host, RewriteDecision};
 pub use input::{InputError, MAX_INPUT};
 pub use respond::{DEFAULT_TIMEOUT, Responder};
 pub use settings::{command_line, settings};
+pub use version::HostVersion;

@@ -12,6 +12,7 @@ use crate::asks::Asked;
 use crate::host::{Host, RewriteDecision};
 use crate::input::{self, Incoming};
 use crate::stops::{Run, StopCounts};
+use crate::version::{HostVersion, claude};
 
 /// A built dispatcher answering events for one host.
 ///
@@ -36,6 +37,7 @@ pub struct Responder {
     user: Option<String>,
     asked: Arc<Asked>,
     stops: Option<StopCounts>,
+    version: Option<HostVersion>,
 }
 
 /// How long the hooks may take, unless told: below Claude Code's and
@@ -67,6 +69,7 @@ impl Responder {
             user: None,
             asked,
             stops: None,
+            version: None,
         })
     }
 
@@ -74,6 +77,16 @@ impl Responder {
     #[must_use]
     pub fn rewrites(mut self, decision: RewriteDecision) -> Self {
         self.rewrites = decision;
+        self
+    }
+
+    /// The host's version: the answer uses only the fields it reads, and
+    /// refuses what it could not say to it (see the crate's compatibility
+    /// table). Without it, the host is taken to read every field this
+    /// binary knows (Claude Code 2.1.121 and later).
+    #[must_use]
+    pub fn host_version(mut self, version: HostVersion) -> Self {
+        self.version = Some(version);
         self
     }
 
@@ -146,6 +159,8 @@ impl Responder {
                     outcome: &outcome,
                     asked,
                     rewritten: (ctx.args() != &original).then(|| ctx.args()),
+                    rewriters: &rewriters(ctx.rewrites()),
+                    version: self.version,
                     context: ctx.injected().text(),
                 }
                 .answer()
@@ -244,7 +259,33 @@ impl Responder {
             Err(error) => Value::String(error),
         };
         match self.host {
-            Host::Claude => reply.specific("updatedToolOutput", output).answer(),
+            Host::Claude => {
+                // Claude Code names MCP tools `mcp__<server>__<tool>`.
+                let mcp = ctx.tool().starts_with("mcp__");
+                match self.version {
+                    Some(version) if version < claude::TOOL_OUTPUT_ALL => {
+                        if !mcp {
+                            // Sent anyway, it would be ignored and the model
+                            // would read what the hooks withheld.
+                            return Answer::block(format!(
+                                "the hooks replaced this tool's output, which Claude Code \
+                                 {version} can do only for MCP tools ({} and later: for \
+                                 every tool); use this instead of the output above: {}",
+                                claude::TOOL_OUTPUT_ALL,
+                                text(&output)
+                            ));
+                        }
+                        reply.specific("updatedMCPToolOutput", output)
+                    }
+                    // Not told the version: both fields, so whichever the
+                    // host reads is replaced.
+                    None if mcp => reply
+                        .specific("updatedMCPToolOutput", output.clone())
+                        .specific("updatedToolOutput", output),
+                    _ => reply.specific("updatedToolOutput", output),
+                }
+                .answer()
+            }
             // Codex reads no replacement output: the model would see
             // what the hooks withheld, so the call is refused, with
             // the hooks' version as the reason it reads instead.
@@ -276,7 +317,7 @@ impl Responder {
             return Answer::block(format!(
                 "a hook rewrote this prompt (hooks: {}), and {} cannot replace a \
                  prompt; refused so the original does not reach the model",
-                rewriters(&ctx),
+                rewriters(ctx.rewrites()),
                 self.host.title()
             ));
         }
@@ -353,10 +394,9 @@ impl Responder {
     }
 }
 
-/// The hooks that rewrote a prompt, for the reason.
-fn rewriters(ctx: &hooks_core::UserPromptSubmit) -> String {
-    let names: Vec<String> = ctx
-        .rewrites()
+/// The hooks that rewrote a prompt or a call, for the reason.
+fn rewriters(rewrites: &[hooks_core::context::Rewrite]) -> String {
+    let names: Vec<String> = rewrites
         .iter()
         .map(|rewrite| format!("`{}`", rewrite.hook))
         .collect();

@@ -486,3 +486,62 @@ command = ["sh", "-c", "cat > /dev/null; echo '{{\"hookSpecificOutput\": {{\"hoo
         );
     }
 }
+
+/// A script written for an older Claude Code (its MCP-only
+/// `updatedMCPToolOutput`), run by the binary told that version: the
+/// replacement goes back in the field that version reads, and on a built-in
+/// tool, which that version cannot replace, the call's output is refused.
+#[test]
+fn the_host_version_chooses_the_fields_of_the_answer() {
+    let dir = Scratch::new("host-version");
+    let config = dir.path().join("hooks.toml");
+    std::fs::write(
+        &config,
+        r#"
+[[hooks]]
+event = "PostToolUse"
+name = "redact"
+command = ["sh", "-c", "cat > /dev/null; echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\", \"updatedMCPToolOutput\": \"[redacted]\"}}'"]
+"#,
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    let event = |tool: &str| {
+        format!(
+            r#"{{"session_id": "s", "hook_event_name": "PostToolUse", "transcript_path": "/t.jsonl",
+            "cwd": "/w", "tool_name": "{tool}", "tool_input": {{}}, "tool_response": "sk-live-123"}}"#
+        )
+    };
+    let old = [
+        "--config",
+        config,
+        "--host-version",
+        "2.1.120 (Claude Code)",
+    ];
+    let output = hooks_claude(dir.path(), &old, event("mcp__vault__read").as_bytes());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let specific = stdout_json(&output)["hookSpecificOutput"].clone();
+    assert_eq!(
+        specific,
+        serde_json::json!({"hookEventName": "PostToolUse", "updatedMCPToolOutput": "[redacted]"})
+    );
+    let output = hooks_claude(dir.path(), &old, event("Bash").as_bytes());
+    let reason = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{reason}");
+    assert!(
+        reason.contains("[redacted]") && !reason.contains("sk-live-123"),
+        "{reason}"
+    );
+
+    let bad = hooks_claude(dir.path(), &["--host-version", "latest"], b"");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("--host-version"), "{}", stderr(&bad));
+    // The printed settings run the binary told the same version.
+    let printed = hooks_claude(
+        dir.path(),
+        &["--print-settings", "claude", "--host-version", "2.1.120"],
+        b"",
+    );
+    let text = String::from_utf8_lossy(&printed.stdout);
+    assert!(text.contains("--host-version 2.1.120"), "{text}");
+}

@@ -1,0 +1,100 @@
+//! Which version of the host the binary answers, and since which version a
+//! host reads each field the binary sends.
+//!
+//! Hosts add fields to their protocol and ignore what they do not know, so
+//! a field an older host does not read is lost without a word: a replaced
+//! output an older Claude Code does not apply reaches the model as it was.
+//! Told the version (`--host-version`), the binary sends only what that
+//! version reads, and refuses what it could not say to it.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// The first Claude Code version reading each field that not every version
+/// reads (the rest: every version with hooks). The README's compatibility
+/// table lists them, with their sources.
+pub(crate) mod claude {
+    use super::HostVersion;
+
+    /// `PreToolUse` `updatedInput`: a rewritten call (changelog 2.0.10:
+    /// "`PreToolUse` hooks can now modify tool inputs").
+    pub(crate) const UPDATED_INPUT: HostVersion = HostVersion::new(2, 0, 10);
+    /// `PostToolUse` `updatedToolOutput` for every tool; before, only MCP
+    /// tools' output could be replaced, with `updatedMCPToolOutput`
+    /// (changelog 2.1.121, quoted in anthropics/claude-code#54161).
+    pub(crate) const TOOL_OUTPUT_ALL: HostVersion = HostVersion::new(2, 1, 121);
+}
+
+/// Whether a host of `version` reads a field first read by `since`: a host
+/// whose version is not known is taken to read every field.
+pub(crate) fn reads(version: Option<HostVersion>, since: HostVersion) -> bool {
+    version.is_none_or(|version| version >= since)
+}
+
+/// A host's version, as `claude --version` prints it (`2.1.121 (Claude Code)`)
+/// or bare (`2.1.121`).
+///
+/// ```
+/// use hooks_claude::HostVersion;
+///
+/// let version: HostVersion = "2.1.121 (Claude Code)".parse().unwrap();
+/// assert_eq!(version, HostVersion::new(2, 1, 121));
+/// assert!(version > "2.0.10".parse().unwrap());
+/// assert!("2.1".parse::<HostVersion>().is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct HostVersion {
+    major: u32,
+    minor: u32,
+    patch: u32,
+}
+
+impl HostVersion {
+    /// `major.minor.patch`.
+    pub const fn new(major: u32, minor: u32, patch: u32) -> Self {
+        HostVersion {
+            major,
+            minor,
+            patch,
+        }
+    }
+}
+
+impl fmt::Display for HostVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+    }
+}
+
+impl FromStr for HostVersion {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let bad = || {
+            format!(
+                "`{text}` is not a version: expected three numbers, like `2.1.121` \
+                 (as `claude --version` or `codex --version` prints it)"
+            )
+        };
+        // `claude --version` prints `2.1.121 (Claude Code)`, `codex --version`
+        // `codex-cli 0.52.0`: the word that starts with a digit.
+        let word = text
+            .split_whitespace()
+            .find(|word| word.starts_with(|c: char| c.is_ascii_digit()))
+            .ok_or_else(bad)?;
+        // A pre-release (`2.1.121-beta.1`) reads what its release reads.
+        let numbers = word.split(['-', '+']).next().unwrap_or(word);
+        let mut parts = numbers.split('.').map(|part| {
+            if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            part.parse::<u32>().ok()
+        });
+        match (parts.next(), parts.next(), parts.next(), parts.next()) {
+            (Some(Some(major)), Some(Some(minor)), Some(Some(patch)), None) => {
+                Ok(HostVersion::new(major, minor, patch))
+            }
+            _ => Err(bad()),
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! The binary told which host version it answers (`--host-version`): it
+//! sends only the fields that version reads, and refuses what it cannot say
+//! to it — never a field the host would ignore while the call goes on as
+//! it was.
+
+use hooks_claude::{Answer, Host, HostVersion, Responder};
+use hooks_core::HooksBuilder;
+use hooks_core::prelude::*;
+use serde_json::Map;
+
+fn no_hooks() -> HooksBuilder {
+    Hooks::builder().without_linked()
+}
+
+fn version(text: &str) -> HostVersion {
+    text.parse().expect("a version")
+}
+
+/// A hook taking a key out of every tool's output.
+fn redact() -> HooksBuilder {
+    no_hooks().hook(Hook::new("redact", |ctx: &mut PostToolUse| {
+        let redacted = match ctx.result() {
+            Ok(value) => {
+                let text = value.to_string();
+                if !text.contains("sk-live-123") {
+                    return;
+                }
+                serde_json::from_str(&text.replace("sk-live-123", "[redacted]")).unwrap()
+            }
+            Err(_) => return,
+        };
+        *ctx.result_mut() = Ok(redacted);
+    }))
+}
+
+/// A hook making every force-push a safer one.
+fn rewrite() -> HooksBuilder {
+    no_hooks().hook(Hook::new("no_force", |ctx: &mut PreToolUse| {
+        let command = ctx.args()["command"].as_str().unwrap_or_default();
+        let safer = command.replace("--force", "--force-with-lease");
+        ctx.args_mut()["command"] = json!(safer);
+    }))
+}
+
+fn post_tool_use(tool: &str, response: &Value) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "session_id": "s", "transcript_path": "/t.jsonl", "cwd": "/w",
+        "permission_mode": "default", "hook_event_name": "PostToolUse",
+        "tool_name": tool, "tool_input": {}, "tool_response": response,
+        "tool_use_id": "toolu_1"
+    }))
+    .unwrap()
+}
+
+const PUSH: &[u8] = br#"{"session_id": "s", "transcript_path": "/t.jsonl", "cwd": "/w",
+    "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+    "tool_input": {"command": "git push --force origin main"}, "tool_use_id": "toolu_1"}"#;
+
+async fn answer(builder: HooksBuilder, version: Option<&str>, input: &[u8]) -> Answer {
+    let mut responder = Responder::new(builder, Host::Claude).expect("the hooks build");
+    if let Some(text) = version {
+        responder = responder.host_version(self::version(text));
+    }
+    responder.answer(input).await
+}
+
+fn specific(answer: &Answer) -> Map<String, Value> {
+    assert_eq!(answer.code(), 0, "stderr: {}", answer.stderr());
+    let json = answer.json_value().expect("JSON on stdout");
+    match json.get("hookSpecificOutput") {
+        Some(Value::Object(specific)) => specific.clone(),
+        _ => panic!("no hookSpecificOutput in {json}"),
+    }
+}
+
+fn keys(map: &Map<String, Value>) -> Vec<&str> {
+    let mut keys: Vec<&str> = map.keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    keys
+}
+
+#[tokio::test]
+async fn a_built_in_tools_output_is_replaced_only_where_the_host_reads_it() {
+    let bash = post_tool_use("Bash", &json!({"stdout": "token sk-live-123", "stderr": ""}));
+    let replaced = json!({"stdout": "token [redacted]", "stderr": ""});
+    // 2.1.121 reads `updatedToolOutput` for every tool; so does a host whose
+    // version is not given (the newest protocol is assumed).
+    for version in [Some("2.1.121"), Some("2.2.0"), None] {
+        let out = specific(&answer(redact(), version, &bash).await);
+        assert_eq!(
+            keys(&out),
+            ["hookEventName", "updatedToolOutput"],
+            "{version:?}"
+        );
+        assert_eq!(out["updatedToolOutput"], replaced, "{version:?}");
+    }
+    // 2.1.120 replaces only MCP tools' output: the key would reach the
+    // model. Refused, with the replacement as the reason it reads instead.
+    let old = answer(redact(), Some("2.1.120"), &bash).await;
+    assert_eq!(old.code(), hooks_claude::BLOCK, "{}", old.stdout());
+    assert!(
+        old.stderr().contains("token [redacted]"),
+        "{}",
+        old.stderr()
+    );
+    assert!(!old.stderr().contains("sk-live-123"), "{}", old.stderr());
+    assert!(old.stderr().contains("2.1.121"), "{}", old.stderr());
+}
+
+#[tokio::test]
+async fn an_mcp_tools_output_is_replaced_in_the_field_its_host_reads() {
+    let mcp = post_tool_use(
+        "mcp__files__read",
+        &json!([{"type": "text", "text": "sk-live-123"}]),
+    );
+    let replaced = json!([{"type": "text", "text": "[redacted]"}]);
+    let old = specific(&answer(redact(), Some("2.1.120"), &mcp).await);
+    assert_eq!(keys(&old), ["hookEventName", "updatedMCPToolOutput"]);
+    assert_eq!(old["updatedMCPToolOutput"], replaced);
+    let new = specific(&answer(redact(), Some("2.1.121"), &mcp).await);
+    assert_eq!(keys(&new), ["hookEventName", "updatedToolOutput"]);
+    assert_eq!(new["updatedToolOutput"], replaced);
+    // Not told: both, so whichever the host reads is replaced.
+    let unknown = specific(&answer(redact(), None, &mcp).await);
+    assert_eq!(
+        keys(&unknown),
+        ["hookEventName", "updatedMCPToolOutput", "updatedToolOutput"]
+    );
+    assert_eq!(unknown["updatedMCPToolOutput"], replaced);
+    assert_eq!(unknown["updatedToolOutput"], replaced);
+}
+
+#[tokio::test]
+async fn a_rewritten_call_is_refused_where_the_host_cannot_take_it() {
+    let new = specific(&answer(rewrite(), Some("2.0.10"), PUSH).await);
+    assert_eq!(
+        new["updatedInput"],
+        json!({"command": "git push --force-with-lease origin main"})
+    );
+    // 2.0.9 ignores `updatedInput`: the force-push would run as it was.
+    let old = answer(rewrite(), Some("2.0.9"), PUSH).await;
+    assert_eq!(old.code(), hooks_claude::BLOCK, "{}", old.stdout());
+    assert!(old.stderr().contains("no_force"), "{}", old.stderr());
+    assert!(old.stderr().contains("2.0.10"), "{}", old.stderr());
+}
+
+#[test]
+fn versions_read_as_the_hosts_print_them() {
+    assert_eq!(
+        version("2.1.121 (Claude Code)"),
+        HostVersion::new(2, 1, 121)
+    );
+    assert_eq!(version("codex-cli 0.52.0"), HostVersion::new(0, 52, 0));
+    assert_eq!(version("2.1.121-beta.1"), HostVersion::new(2, 1, 121));
+    assert!(version("2.1.9") < version("2.1.10"));
+    for bad in ["", "2", "2.1", "2.1.x", "2.1.1.1", "latest", "2..1"] {
+        let error = bad.parse::<HostVersion>().unwrap_err();
+        assert!(error.contains("like `2.1.121`"), "{bad:?}: {error}");
+    }
+}
