@@ -81,7 +81,10 @@ fn keys(map: &Map<String, Value>) -> Vec<&str> {
 
 #[tokio::test]
 async fn a_built_in_tools_output_is_replaced_only_where_the_host_reads_it() {
-    let bash = post_tool_use("Bash", &json!({"stdout": "token sk-live-123", "stderr": ""}));
+    let bash = post_tool_use(
+        "Bash",
+        &json!({"stdout": "token sk-live-123", "stderr": ""}),
+    );
     let replaced = json!({"stdout": "token [redacted]", "stderr": ""});
     // 2.1.121 reads `updatedToolOutput` for every tool; so does a host whose
     // version is not given (the newest protocol is assumed).
