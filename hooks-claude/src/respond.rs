@@ -258,6 +258,21 @@ impl Responder {
             Ok(value) => value,
             Err(error) => Value::String(error),
         };
+        if let Ok(before) = &original
+            && kind(before) != kind(&output)
+            && self.host == Host::Claude
+        {
+            // Claude Code drops a replacement not shaped like the tool's own
+            // output (a string for Bash's object), and the model reads the
+            // original: so the reason carries it instead.
+            return Answer::block(format!(
+                "the hooks replaced this tool's output with {} where the tool gave {}, \
+                 which Claude Code does not take; use this instead of the output above: {}",
+                kind(&output),
+                kind(before),
+                text(&output)
+            ));
+        }
         match self.host {
             Host::Claude => {
                 // Claude Code names MCP tools `mcp__<server>__<tool>`.
@@ -404,6 +419,18 @@ fn rewriters(rewrites: &[hooks_core::context::Rewrite]) -> String {
         "unknown".to_owned()
     } else {
         names.join(", ")
+    }
+}
+
+/// A value's JSON kind, for comparing shapes.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }
 

@@ -161,3 +161,36 @@ fn versions_read_as_the_hosts_print_them() {
         assert!(error.contains("like `2.1.121`"), "{bad:?}: {error}");
     }
 }
+
+/// Claude Code drops a replacement whose shape is not the tool's own (a
+/// string for Bash's `{stdout, stderr, ...}`: "expected object, received
+/// string" in its debug log, anthropics/claude-code#68951) and hands the
+/// model the original. So a replacement of another JSON kind is refused,
+/// with the replacement as the reason.
+#[tokio::test]
+async fn a_replacement_of_another_shape_than_the_tools_is_refused() {
+    let to_text = || {
+        no_hooks().hook(Hook::new("summarise", |ctx: &mut PostToolUse| {
+            if let Ok(Value::Object(_)) = ctx.result() {
+                *ctx.result_mut() = Ok(json!("a summary without the token"));
+            }
+        }))
+    };
+    let bash = post_tool_use("Bash", &json!({"stdout": "sk-live-123", "stderr": ""}));
+    for version in [None, Some("2.1.121")] {
+        let answer = answer(to_text(), version, &bash).await;
+        assert_eq!(answer.code(), hooks_claude::BLOCK, "{}", answer.stdout());
+        assert!(
+            answer.stderr().contains("a summary without the token"),
+            "{}",
+            answer.stderr()
+        );
+        assert!(!answer.stderr().contains("sk-live-123"));
+    }
+    // The same kind goes back as the replacement.
+    let out = specific(&answer(redact(), None, &bash).await);
+    assert_eq!(
+        out["updatedToolOutput"],
+        json!({"stdout": "[redacted]", "stderr": ""})
+    );
+}
