@@ -2,6 +2,8 @@
 //! on stderr to block; JSON on stdout for rewrites, asks, context and
 //! messages for the person; nothing at all when the hooks had nothing to say.
 
+use std::fmt::Write as _;
+
 use hooks_core::{Denial, DenialCause, Outcome, Value, json};
 use serde_json::Map;
 
@@ -115,6 +117,19 @@ pub(crate) fn refuse(
     if !context.is_empty() {
         why.push_str("\n\nThe hooks also said: ");
         why.push_str(context);
+    }
+    if let Some(end) = outcome.end_session()
+        && !host.ends_sessions_on(event)
+    {
+        // Sent anyway, the host would throw out the whole answer, the
+        // refusal with it, and let the call through.
+        let _ = write!(
+            why,
+            "\n\nThe hooks also ended the session ({}), which {} cannot do from {event}.",
+            end.reason,
+            host.title()
+        );
+        return Answer::block(why);
     }
     let messages = !outcome.messages().is_empty() && host.reads_json_blocks(event);
     if outcome.end_session().is_none() && !messages {

@@ -51,6 +51,18 @@ impl Host {
             )
     }
 
+    /// Whether it takes `continue: false` (end the session) in its answer
+    /// to `event`. Codex refuses the whole answer of a `PreToolUse` or
+    /// `PermissionRequest` hook that says it ("unsupported continue:false",
+    /// `codex-rs/hooks/src/engine/output_parser.rs`), and goes on as if the
+    /// hook had said nothing.
+    pub fn ends_sessions_on(self, event: &str) -> bool {
+        match self {
+            Host::Claude => true,
+            Host::Codex => !matches!(event, "PreToolUse" | "PermissionRequest"),
+        }
+    }
+
     /// The events it documents that have a counterpart here: the ones the
     /// printed settings install the binary for.
     pub fn events(self) -> &'static [&'static str] {

@@ -389,21 +389,37 @@ fn events_without_a_counterpart_pass_silently(dir: &Path) {
 }
 
 fn ending_the_session_goes_back_as_continue_false(dir: &Path) {
-    for host in ["claude", "codex"] {
-        let output = hook(dir, &["--host", host], &pre_tool_use("spend", json!({})));
-        // JSON, not exit 2: exit 2 would drop `continue: false`.
-        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-        let answer = stdout_json(&output);
-        assert_eq!(answer["continue"], false);
-        assert_eq!(answer["stopReason"], "the budget for this session is spent");
-        assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
-        assert!(
-            answer["hookSpecificOutput"]["permissionDecisionReason"]
-                .as_str()
-                .unwrap()
-                .contains("no budget left")
-        );
-    }
+    let output = hook(
+        dir,
+        &["--host", "claude"],
+        &pre_tool_use("spend", json!({})),
+    );
+    // JSON, not exit 2: exit 2 would drop `continue: false`.
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let answer = stdout_json(&output);
+    assert_eq!(answer["continue"], false);
+    assert_eq!(answer["stopReason"], "the budget for this session is spent");
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert!(
+        answer["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("no budget left")
+    );
+    // Codex marks a PreToolUse answer with `continue: false` or `stopReason`
+    // invalid as a whole ("PreToolUse hook returned unsupported
+    // continue:false", codex-rs/hooks output_parser.rs), deny and all, and
+    // the call goes on: so the call is refused with exit 2, saying the
+    // session could not be ended from here.
+    let output = hook(dir, &["--host", "codex"], &pre_tool_use("spend", json!({})));
+    let reason = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{reason}");
+    assert!(output.stdout.is_empty());
+    assert!(reason.contains("no budget left"), "{reason}");
+    assert!(
+        reason.contains("the budget for this session is spent"),
+        "{reason}"
+    );
 }
 
 /// A binary refusing its arguments answers without reading the event: with
