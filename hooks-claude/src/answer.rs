@@ -8,7 +8,7 @@ use hooks_core::{Denial, DenialCause, Outcome, Value, json};
 use serde_json::Map;
 
 use crate::host::{Host, RewriteDecision};
-use crate::version::{self, HostVersion, claude};
+use crate::version::{self, HostVersion, claude, codex};
 
 /// The exit code that blocks, in both tools' protocols.
 pub const BLOCK: u8 = 2;
@@ -231,27 +231,29 @@ pub(crate) struct PreToolAnswer<'a> {
 
 impl PreToolAnswer<'_> {
     pub(crate) fn answer(self) -> Answer {
-        let reply = Reply::new("PreToolUse", self.outcome).context(self.context);
-        if self.rewritten.is_some()
-            && self.host == Host::Claude
-            && !version::reads(self.version, claude::UPDATED_INPUT)
-            && self.outcome.denial().is_none_or(|denial| {
-                self.asked.is_some() && matches!(denial.cause(), DenialCause::NotApproved(_))
-            })
-        {
-            // The host would ignore `updatedInput` and run the call as it was.
-            return Answer::block(format!(
-                "the hooks rewrote this call (hooks: {}), and Claude Code {} cannot take a \
-                 rewritten call ({} and later can); refused so it does not run as it was",
-                self.rewriters,
-                self.version
-                    .map_or_else(String::new, |version| version.to_string()),
-                claude::UPDATED_INPUT
-            ));
-        }
+        let context =
+            if self.host == Host::Codex && !version::reads(self.version, codex::PRE_TOOL_CONTEXT) {
+                // That release throws out the whole answer with it.
+                ""
+            } else {
+                self.context
+            };
+        let reply = Reply::new("PreToolUse", self.outcome).context(context);
         if let Some(denial) = self.outcome.denial() {
-            return match (self.asked, denial.cause()) {
+            return match (&self.asked, denial.cause()) {
                 (Some(prompt), DenialCause::NotApproved(_)) if self.host.can_ask() => {
+                    if !version::reads(self.version, claude::ASK) {
+                        // An `ask` it cannot read lets the call run unasked.
+                        return Answer::block(format!(
+                            "a hook asks a person before this call ({prompt}), and {} cannot \
+                             ask from a hook ({} and later can); refused",
+                            self.host_named(),
+                            claude::ASK
+                        ));
+                    }
+                    if self.rewritten.is_some() && !version::reads(self.version, claude::REWRITE) {
+                        return self.cannot_rewrite(claude::REWRITE);
+                    }
                     let reply = reply
                         .specific("permissionDecision", json!("ask"))
                         .specific("permissionDecisionReason", json!(prompt));
@@ -261,15 +263,27 @@ impl PreToolAnswer<'_> {
                     }
                     .answer()
                 }
-                _ => refuse(self.host, "PreToolUse", self.outcome, denial, self.context),
+                _ => refuse(self.host, "PreToolUse", self.outcome, denial, context),
             };
         }
         let Some(args) = self.rewritten else {
             return reply.answer();
         };
-        let decision = match (self.host, self.rewrites) {
-            (Host::Claude, RewriteDecision::Ask) => "ask",
-            (Host::Claude, RewriteDecision::Allow) | (Host::Codex, _) => "allow",
+        let decision = match self.host {
+            Host::Claude => {
+                let allow = self.rewrites == RewriteDecision::Allow
+                    && version::reads(self.version, claude::ALLOW_KEEPS_DENY_RULES);
+                if !version::reads(self.version, claude::REWRITE) {
+                    return self.cannot_rewrite(claude::REWRITE);
+                }
+                if allow { "allow" } else { "ask" }
+            }
+            Host::Codex => {
+                if !version::reads(self.version, codex::REWRITE) {
+                    return self.cannot_rewrite(codex::REWRITE);
+                }
+                "allow"
+            }
         };
         reply
             .specific("permissionDecision", json!(decision))
@@ -279,5 +293,23 @@ impl PreToolAnswer<'_> {
             )
             .specific("updatedInput", args.clone())
             .answer()
+    }
+
+    /// The host, with its version when told (`Claude Code 2.0.9`).
+    fn host_named(&self) -> String {
+        match self.version {
+            Some(version) => format!("{} {version}", self.host.title()),
+            None => self.host.title().to_owned(),
+        }
+    }
+
+    /// A rewrite the host would ignore, running the call as it was.
+    fn cannot_rewrite(&self, since: HostVersion) -> Answer {
+        Answer::block(format!(
+            "the hooks rewrote this call (hooks: {}), and {} cannot take a rewritten call \
+             ({since} and later can); refused so it does not run as it was",
+            self.rewriters,
+            self.host_named()
+        ))
     }
 }

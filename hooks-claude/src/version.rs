@@ -16,13 +16,38 @@ use std::str::FromStr;
 pub(crate) mod claude {
     use super::HostVersion;
 
-    /// `PreToolUse` `updatedInput`: a rewritten call (changelog 2.0.10:
-    /// "`PreToolUse` hooks can now modify tool inputs").
-    pub(crate) const UPDATED_INPUT: HostVersion = HostVersion::new(2, 0, 10);
+    /// `PreToolUse` `permissionDecision` (`ask` above all): changelog 1.0.59,
+    /// "Exposed `PermissionDecision` to hooks (including "ask")".
+    pub(crate) const ASK: HostVersion = HostVersion::new(1, 0, 59);
+    /// `PreToolUse` `updatedInput` with `ask` (and so any rewrite, see
+    /// [`ALLOW_KEEPS_DENY_RULES`]): changelog 2.1.0, "Fixed `PreToolUse`
+    /// hooks to allow `updatedInput` when returning `ask`". `updatedInput`
+    /// itself came in 2.0.10, with `allow` only.
+    pub(crate) const REWRITE: HostVersion = HostVersion::new(2, 1, 0);
+    /// `permissionDecision: "allow"` no longer skips the person's deny
+    /// rules: changelog 2.1.77, "Fixed `PreToolUse` hooks returning "allow"
+    /// bypassing deny permission rules". Before, a rewrite is sent with `ask`.
+    pub(crate) const ALLOW_KEEPS_DENY_RULES: HostVersion = HostVersion::new(2, 1, 77);
     /// `PostToolUse` `updatedToolOutput` for every tool; before, only MCP
     /// tools' output could be replaced, with `updatedMCPToolOutput`
     /// (changelog 2.1.121, quoted in anthropics/claude-code#54161).
     pub(crate) const TOOL_OUTPUT_ALL: HostVersion = HostVersion::new(2, 1, 121);
+}
+
+/// The first Codex release reading each field that not every release reads.
+/// Codex throws out the whole answer of a hook that says what it does not
+/// take, so these are the releases a public report first shows taking the
+/// field: a later bound than the true one only refuses more.
+pub(crate) mod codex {
+    use super::HostVersion;
+
+    /// `PreToolUse` `updatedInput` with `allow` (0.130.0 answered
+    /// "unsupported updatedInput"; 0.144.0 is the first release a report
+    /// shows applying it, openai/codex#18491).
+    pub(crate) const REWRITE: HostVersion = HostVersion::new(0, 144, 0);
+    /// `PreToolUse` `additionalContext` (0.124.0 answered "unsupported
+    /// additionalContext", openai/codex#19385): bound as [`REWRITE`].
+    pub(crate) const PRE_TOOL_CONTEXT: HostVersion = HostVersion::new(0, 144, 0);
 }
 
 /// Whether a host of `version` reads a field first read by `since`: a host

@@ -3,7 +3,7 @@
 //! to it — never a field the host would ignore while the call goes on as
 //! it was.
 
-use hooks_claude::{Answer, Host, HostVersion, Responder};
+use hooks_claude::{Answer, Host, HostVersion, Responder, RewriteDecision};
 use hooks_core::HooksBuilder;
 use hooks_core::prelude::*;
 use serde_json::Map;
@@ -133,18 +133,126 @@ async fn an_mcp_tools_output_is_replaced_in_the_field_its_host_reads() {
     assert_eq!(unknown["updatedToolOutput"], replaced);
 }
 
+async fn answer_as(
+    host: Host,
+    builder: HooksBuilder,
+    version: Option<&str>,
+    rewrites: RewriteDecision,
+    input: &[u8],
+) -> Answer {
+    let mut responder = Responder::new(builder, host)
+        .expect("the hooks build")
+        .rewrites(rewrites);
+    if let Some(text) = version {
+        responder = responder.host_version(self::version(text));
+    }
+    responder.answer(input).await
+}
+
+const SAFER: &str = "git push --force-with-lease origin main";
+
 #[tokio::test]
 async fn a_rewritten_call_is_refused_where_the_host_cannot_take_it() {
-    let new = specific(&answer(rewrite(), Some("2.0.10"), PUSH).await);
+    use RewriteDecision::{Allow, Ask};
+    // Claude Code applies `updatedInput` with `ask` from 2.1.0 ("Fixed
+    // PreToolUse hooks to allow updatedInput when returning ask"): before,
+    // the person was shown the call and the original ran.
+    for (rewrites, version, decision) in [
+        (Ask, Some("2.1.0"), "ask"),
+        (Ask, None, "ask"),
+        // An `allow` skipped the person's deny rules before 2.1.77 ("Fixed
+        // PreToolUse hooks returning allow bypassing deny permission
+        // rules"): the rewrite is shown to the person there instead.
+        (Allow, Some("2.1.76"), "ask"),
+        (Allow, Some("2.1.77"), "allow"),
+        (Allow, None, "allow"),
+    ] {
+        let answer = answer_as(Host::Claude, rewrite(), version, rewrites, PUSH).await;
+        let out = specific(&answer);
+        assert_eq!(
+            (&out["permissionDecision"], &out["updatedInput"]),
+            (&json!(decision), &json!({"command": SAFER})),
+            "{rewrites:?} {version:?}"
+        );
+    }
+    for (rewrites, version) in [(Ask, "2.0.99"), (Allow, "2.0.10"), (Ask, "2.0.9")] {
+        let old = answer_as(Host::Claude, rewrite(), Some(version), rewrites, PUSH).await;
+        assert_eq!(
+            old.code(),
+            hooks_claude::BLOCK,
+            "{version}: {}",
+            old.stdout()
+        );
+        assert!(old.stderr().contains("no_force"), "{}", old.stderr());
+        assert!(old.stderr().contains("2.1.0"), "{}", old.stderr());
+    }
+    // Codex: a rewrite goes with `allow`; releases before it took
+    // `updatedInput` throw the answer out whole ("unsupported updatedInput"
+    // in 0.130.0), and the force-push would run.
+    let codex = answer_as(Host::Codex, rewrite(), Some("0.144.0"), Ask, PUSH).await;
+    let out = specific(&codex);
     assert_eq!(
-        new["updatedInput"],
-        json!({"command": "git push --force-with-lease origin main"})
+        (&out["permissionDecision"], &out["updatedInput"]),
+        (&json!("allow"), &json!({"command": SAFER}))
     );
-    // 2.0.9 ignores `updatedInput`: the force-push would run as it was.
-    let old = answer(rewrite(), Some("2.0.9"), PUSH).await;
+    let old = answer_as(Host::Codex, rewrite(), Some("0.130.0"), Ask, PUSH).await;
     assert_eq!(old.code(), hooks_claude::BLOCK, "{}", old.stdout());
-    assert!(old.stderr().contains("no_force"), "{}", old.stderr());
-    assert!(old.stderr().contains("2.0.10"), "{}", old.stderr());
+    assert!(old.stderr().contains("0.144.0"), "{}", old.stderr());
+}
+
+#[tokio::test]
+async fn an_ask_is_refused_where_the_host_cannot_ask_from_a_hook() {
+    let confirm = || {
+        no_hooks().hook(Hook::new("confirm", |_: &mut PreToolUse| {
+            Decision::ask("push to main?")
+        }))
+    };
+    let new = answer_as(
+        Host::Claude,
+        confirm(),
+        Some("1.0.59"),
+        RewriteDecision::Ask,
+        PUSH,
+    )
+    .await;
+    assert_eq!(specific(&new)["permissionDecision"], json!("ask"));
+    // Before 1.0.59 a hook could not say `ask`: the call would run unasked.
+    let old = answer_as(
+        Host::Claude,
+        confirm(),
+        Some("1.0.58"),
+        RewriteDecision::Ask,
+        PUSH,
+    )
+    .await;
+    assert_eq!(old.code(), hooks_claude::BLOCK, "{}", old.stdout());
+    assert!(old.stderr().contains("push to main?"), "{}", old.stderr());
+    assert!(old.stderr().contains("1.0.59"), "{}", old.stderr());
+}
+
+#[tokio::test]
+async fn codex_is_sent_pre_tool_context_only_where_it_takes_it() {
+    let hint = || {
+        no_hooks().hook(Hook::new("hint", |ctx: &mut PreToolUse| {
+            ctx.inject("pushes to main need a review");
+        }))
+    };
+    let new = answer_as(Host::Codex, hint(), None, RewriteDecision::Ask, PUSH).await;
+    assert_eq!(
+        specific(&new)["additionalContext"],
+        json!("pushes to main need a review")
+    );
+    // 0.124.0 threw out a PreToolUse answer with `additionalContext`
+    // ("unsupported additionalContext", openai/codex#19385).
+    let old = answer_as(
+        Host::Codex,
+        hint(),
+        Some("0.124.0"),
+        RewriteDecision::Ask,
+        PUSH,
+    )
+    .await;
+    assert_eq!((old.code(), old.stdout()), (0, ""));
 }
 
 #[test]
