@@ -157,7 +157,26 @@ impl HookBinary {
         }
         if let Some(host) = options.print_settings {
             return match print_settings(&options, host) {
-                Ok(text) => Answer::text(text),
+                Ok(text) => {
+                    let skipped = crate::settings::left_out(host, options.host_version);
+                    if skipped.is_empty() {
+                        return Answer::text(text);
+                    }
+                    let names: Vec<String> = skipped
+                        .iter()
+                        .map(|(event, since)| match since {
+                            Some(since) => format!("{event} ({since})"),
+                            None => format!("{event} (version not known)"),
+                        })
+                        .collect();
+                    Answer::text(text).warn(&format!(
+                        "left out, as {} before {} ignores a whole settings file naming an \
+                         event it does not have: {}",
+                        host.title(),
+                        crate::version::UNKNOWN_EVENTS_TOLERATED,
+                        names.join(", ")
+                    ))
+                }
                 Err(message) => fail(message),
             };
         }
@@ -331,7 +350,7 @@ fn print_settings(options: &Options, host: Host) -> Result<String, String> {
         words.extend(["--rewrites".to_owned(), "allow".to_owned()]);
     }
     let command = crate::settings::command_line(words.iter().map(String::as_str));
-    let snippet = crate::settings::settings(host, &command, timeout);
+    let snippet = crate::settings::settings(host, options.host_version, &command, timeout);
     serde_json::to_string_pretty(&snippet).map_err(|error| error.to_string())
 }
 

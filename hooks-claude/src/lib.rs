@@ -94,5 +94,5 @@ pub use cli::HookBinary;
 pub use host::{Host, RewriteDecision};
 pub use input::{InputError, MAX_INPUT};
 pub use respond::{DEFAULT_TIMEOUT, Responder};
-pub use settings::{command_line, settings};
+pub use settings::{command_line, left_out, settings};
 pub use version::HostVersion;

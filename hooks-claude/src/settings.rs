@@ -9,24 +9,58 @@ use hooks_core::{Value, json};
 use serde_json::Map;
 
 use crate::host::Host;
+use crate::version::HostVersion;
 
 /// Seconds the host waits beyond the binary's own deadline, so the binary
 /// always answers (and blocks) first: a host that times a hook out lets
 /// the call through.
 const HOST_GRACE: u64 = 5;
 
-/// The snippet installing `command` for every event `host` has here, with
-/// the host's timeout just above the binary's `deadline`.
-pub fn settings(host: Host, command: &str, deadline: Duration) -> Value {
+/// The snippet installing `command` for every event `host` has here (of
+/// `version`, if given: see [`left_out`]), with the host's timeout just
+/// above the binary's `deadline`.
+pub fn settings(
+    host: Host,
+    version: Option<HostVersion>,
+    command: &str,
+    deadline: Duration,
+) -> Value {
     let timeout = deadline.as_secs().saturating_add(HOST_GRACE);
+    let skipped = left_out(host, version);
     let mut events = Map::new();
     for event in host.events() {
+        if skipped.iter().any(|(name, _)| name == event) {
+            continue;
+        }
         events.insert(
             (*event).to_owned(),
             json!([{"hooks": [{"type": "command", "command": command, "timeout": timeout}]}]),
         );
     }
     json!({ "hooks": events })
+}
+
+/// The events [`settings`] leaves out for `version`, with the version that
+/// first sends each (`None`: not known). Claude Code before 2.1.101 ignores
+/// a whole settings file naming an event it does not know — every hook in
+/// it off, guards too — so for those versions the settings name only the
+/// events the version is known to send. Codex and later Claude Code
+/// versions skip what they do not know: nothing is left out.
+pub fn left_out(
+    host: Host,
+    version: Option<HostVersion>,
+) -> Vec<(&'static str, Option<HostVersion>)> {
+    let Some(version) = version else {
+        return Vec::new();
+    };
+    if host != Host::Claude || version >= crate::version::UNKNOWN_EVENTS_TOLERATED {
+        return Vec::new();
+    }
+    host.events()
+        .iter()
+        .map(|event| (*event, crate::version::claude_event_since(event)))
+        .filter(|(_, since)| since.is_none_or(|since| since > version))
+        .collect()
 }
 
 /// `words` as one `sh -c` command line: each word quoted when it needs to be.
@@ -63,6 +97,7 @@ mod tests {
     fn every_event_gets_the_command_with_a_longer_timeout() {
         let snippet = settings(
             Host::Codex,
+            None,
             "hooks-claude --host codex",
             Duration::from_secs(55),
         );

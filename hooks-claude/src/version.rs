@@ -34,6 +34,35 @@ pub(crate) mod claude {
     pub(crate) const TOOL_OUTPUT_ALL: HostVersion = HostVersion::new(2, 1, 121);
 }
 
+/// From this Claude Code version on, a settings file naming a hook event it
+/// does not know still loads (changelog 2.1.101: "an unrecognized hook event
+/// name in `settings.json` no longer causes the entire file to be ignored");
+/// before, one unknown event turned every hook of the file off.
+pub(crate) const UNKNOWN_EVENTS_TOLERATED: HostVersion = HostVersion::new(2, 1, 101);
+
+/// The first Claude Code version sending `event`, from its changelog; where
+/// no line dates an event, the first version a report shows it in (a later
+/// bound only leaves the event out of more settings). `None`: not known.
+pub(crate) fn claude_event_since(event: &str) -> Option<HostVersion> {
+    let (major, minor, patch) = match event {
+        // "Released hooks."
+        "PreToolUse" | "PostToolUse" | "Stop" => (1, 0, 38),
+        "SubagentStop" => (1, 0, 41),
+        "PreCompact" => (1, 0, 48),
+        "UserPromptSubmit" => (1, 0, 54),
+        "SessionStart" => (1, 0, 62),
+        "SessionEnd" => (1, 0, 85),
+        // No line adds it; 2.0.37 adds matchers for it.
+        "Notification" => (2, 0, 37),
+        "SubagentStart" => (2, 0, 43),
+        "PermissionRequest" => (2, 0, 45),
+        // No line adds it; anthropics/claude-code#27886 uses it on 2.1.50.
+        "PostToolUseFailure" => (2, 1, 50),
+        _ => return None,
+    };
+    Some(HostVersion::new(major, minor, patch))
+}
+
 /// The first Codex release reading each field that not every release reads.
 /// Codex throws out the whole answer of a hook that says what it does not
 /// take, so these are the releases a public report first shows taking the

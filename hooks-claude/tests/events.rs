@@ -545,3 +545,51 @@ command = ["sh", "-c", "cat > /dev/null; echo '{\"hookSpecificOutput\": {\"hookE
     let text = String::from_utf8_lossy(&printed.stdout);
     assert!(text.contains("--host-version 2.1.120"), "{text}");
 }
+
+/// Before 2.1.101, Claude Code ignored a whole settings file naming a hook
+/// event it did not know (changelog 2.1.101): printed for such a version,
+/// settings naming a newer event would turn every hook off, the guards with
+/// them. So they name only the events that version has, and say which they
+/// left out.
+#[test]
+fn printed_settings_name_only_the_events_the_host_version_has() {
+    let dir = Scratch::new("settings-version");
+    let events = |version: &str| {
+        let output = hooks_claude(
+            dir.path(),
+            &["--print-settings", "claude", "--host-version", version],
+            b"",
+        );
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let printed = stdout_json(&output);
+        let mut names: Vec<String> = printed["hooks"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        names.sort();
+        (names, stderr(&output))
+    };
+    let (old, note) = events("2.0.42");
+    assert_eq!(
+        old,
+        [
+            "PostToolUse",
+            "PreCompact",
+            "PreToolUse",
+            "SessionEnd",
+            "SessionStart",
+            "Stop",
+            "SubagentStop",
+            "UserPromptSubmit"
+        ]
+    );
+    assert!(note.contains("SubagentStart (2.0.43)"), "{note}");
+    assert!(note.contains("PostToolUseFailure"), "{note}");
+    let (new, note) = events("2.1.101");
+    assert!(
+        new.contains(&"SubagentStart".to_owned()) && new.contains(&"PostToolUseFailure".to_owned())
+    );
+    assert_eq!(note, "");
+}
