@@ -246,10 +246,16 @@ fn main() -> ExitCode {
         }
     };
     logs_to_stderr();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    // Over stdio there is one client, and each call hops between the
+    // client's loop, the hooks and the upstream's loop: on one thread those
+    // hops are task switches, where a pool pays a wake-up and a CPU hand-off
+    // for each (BENCHMARKS.md, gateway). Over HTTP, sessions run side by side.
+    let mut builder = if invocation.http.is_some() {
+        tokio::runtime::Builder::new_multi_thread()
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("hooks-mcp: cannot start the runtime: {error}");
