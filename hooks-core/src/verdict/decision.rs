@@ -9,7 +9,7 @@ use crate::matcher::NotAllowed;
 /// What a hook on a blocking event decides.
 ///
 /// Blocking events are `UserPromptSubmit`, `PostModelResponse`, `PreToolUse`,
-/// `SubagentStart`, `SubagentStop` and `Stop`. On `Stop` and `SubagentStop`,
+/// `PermissionRequest`, `SubagentStart`, `SubagentStop` and `Stop`. On `Stop` and `SubagentStop`,
 /// `Deny` means "do not stop yet": the agent keeps going and the reason is
 /// given to the model.
 ///
