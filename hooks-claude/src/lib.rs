@@ -78,6 +78,7 @@ mod asks;
 mod cli;
 mod host;
 mod input;
+mod permission;
 mod respond;
 mod settings;
 mod stops;
