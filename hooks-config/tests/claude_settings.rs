@@ -651,3 +651,69 @@ mod handler_types {
         }
     }
 }
+
+/// A `PermissionRequest` command hook printing `answer` (or exiting 2),
+/// dispatched on a `Bash` call; the outcome and the context after.
+async fn permission_hook(name: &str, command: &str) -> (Outcome, PermissionRequest) {
+    let dir = dir(name);
+    let path = write(
+        dir.join("settings.json"),
+        &format!(
+            r#"{{"hooks": {{"PermissionRequest": [{{"matcher": "Bash", "hooks": [{{"type": "command", "command": {}}}]}}]}}}}"#,
+            quoted(command)
+        ),
+    );
+    let hooks = dispatcher(hooks_config::load(&path).unwrap());
+    let mut ctx = PermissionRequest::new(
+        &Session::new("s"),
+        "Bash",
+        json!({"command": "rm -rf target"}),
+    );
+    let outcome = hooks.dispatch(&mut ctx).await;
+    (outcome, ctx)
+}
+
+#[tokio::test]
+async fn a_permission_request_script_grants_denies_or_leaves_it_to_the_person() {
+    let (outcome, ctx) = permission_hook(
+        "perm-allow",
+        r#"cat >/dev/null; echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedInput": {"command": "rm -rf target/tmp"}}}}'"#,
+    )
+    .await;
+    assert!(!outcome.is_denied());
+    let grant = ctx.granted().expect("the script granted it");
+    assert_eq!(grant.args(), &json!({"command": "rm -rf target/tmp"}));
+
+    let (outcome, _) = permission_hook(
+        "perm-deny",
+        r#"cat >/dev/null; echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "not here"}}}'"#,
+    )
+    .await;
+    assert_eq!(
+        outcome.denial().map(|d| d.reason().to_owned()).as_deref(),
+        Some("not here")
+    );
+
+    // PreToolUse's `allow` is not this event's answer: it grants nothing.
+    let (outcome, ctx) = permission_hook(
+        "perm-pretool",
+        r#"cat >/dev/null; echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}'"#,
+    )
+    .await;
+    assert!(!outcome.is_denied() && ctx.granted().is_none());
+
+    let (outcome, _) = permission_hook("perm-exit2", "echo 'no rm' >&2; exit 2").await;
+    assert_eq!(
+        outcome.denial().map(|d| d.reason().to_owned()).as_deref(),
+        Some("no rm")
+    );
+    // A script that crashes denies (fail-closed), it does not show the dialog.
+    let (outcome, ctx) = permission_hook("perm-crash", "exit 1").await;
+    assert!(outcome.is_denied() && ctx.granted().is_none());
+    let (outcome, _) = permission_hook(
+        "perm-unknown",
+        r#"cat >/dev/null; echo '{"hookSpecificOutput": {"decision": {"behavior": "maybe"}}}'"#,
+    )
+    .await;
+    assert!(outcome.is_denied(), "an unknown behavior is a broken hook");
+}
