@@ -39,7 +39,10 @@ pub enum Decision {
     /// Ask a person (see [`Approver`](crate::Approver)) once the rest of the
     /// chain has allowed the call: a later `Deny` means nobody is asked, and
     /// a later rewrite of the arguments voids the request (the call is
-    /// denied), so the person approves exactly the call that runs.
+    /// denied), so the person approves exactly the call that runs. On
+    /// `PermissionRequest`, the host's own dialog is that question: an `Ask`
+    /// there grants nothing and asks no approver, so the dialog is shown
+    /// ([`PermissionRequest::asked`](crate::PermissionRequest::asked)).
     Ask(Approval),
 }
 
