@@ -14,7 +14,7 @@
 //! | rewrote a call's arguments      | `updatedInput` with `ask` (Claude Code default) or `allow`   |
 //! | replaced a tool's output        | Claude Code: `updatedToolOutput`; Codex: refused, with the replacement as the reason |
 //! | rewrote a prompt                | refused: neither tool can replace a prompt                   |
-//! | answered a permission dialog    | `decision: {behavior: "deny", message}` (a failing hook denies), `{behavior: "allow"}` for a grant (`updatedInput` on Claude Code when hooks changed the input), nothing when no hook decided or one asked (the dialog is shown) |
+//! | answered a permission dialog    | `decision: {behavior: "deny", message}` (a failing hook denies), `{behavior: "allow"}` for a grant (`updatedInput` on Claude Code when hooks changed the input), no decision when no hook decided or one asked (the dialog is shown; an ask's prompt is `systemMessage`) |
 //! | injected context                | `additionalContext`                                          |
 //! | left a message for the person   | `systemMessage`                                              |
 //! | panicked, timed out, bad input, broken store | exit 2, saying what failed                      |

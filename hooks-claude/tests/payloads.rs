@@ -894,14 +894,16 @@ async fn a_permission_request_is_denied_granted_or_left_to_the_person() {
             json!("deny"),
             "{host}"
         );
-        // An ask, or hooks that say nothing: no decision, the dialog is shown.
+        // An ask, or hooks that say nothing: no decision, the dialog is
+        // shown (an ask's prompt told to the person who sees it).
         let ask = no_hooks()
             .hook(Hook::new("fine", |ctx: &mut PermissionRequest| ctx.grant()).priority(1))
             .hook(Hook::new("ask", |_: &mut PermissionRequest| Decision::ask("sure?")).priority(2));
         let answer = permission(host, ask).await;
+        assert_eq!((answer.code(), answer.stderr()), (0, ""), "{host}");
         assert_eq!(
-            (answer.code(), answer.stdout(), answer.stderr()),
-            (0, "", ""),
+            answer.json_value(),
+            Some(json!({"systemMessage": "hook `ask` leaves this to you: sure?"})),
             "{host}"
         );
         let quiet = no_hooks().hook(Hook::new("looks", |_: &mut PermissionRequest| {}));

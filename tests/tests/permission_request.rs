@@ -143,6 +143,11 @@ fn an_ask_leaves_it_to_the_person_the_host_asks_not_the_approver() {
     assert!(ctx.granted().is_none(), "an ask is not a grant");
     assert!(ctx.asked());
     assert_eq!(ctx.asked_by().map(HookName::as_str), Some("asks"));
+    assert_eq!(
+        outcome.messages()[0].text,
+        "hook `asks` leaves this to you: is this rm fine?",
+        "the person who sees the dialog is told why"
+    );
     assert!(
         approver.0.lock().unwrap().is_empty(),
         "the approver's yes must not stand in for the host's dialog"

@@ -24,7 +24,8 @@ use crate::session::Session;
 ///   ([`granted`](Self::granted));
 /// - otherwise **left to the person**: the dialog is shown. This is what
 ///   `Decision::Continue` means (saying nothing grants nothing), what an
-///   `Ask` means (a hook wants the person asked), and what a grant comes to
+///   `Ask` means (a hook wants the person asked; its prompt is a message
+///   for them in the outcome), and what a grant comes to
 ///   when a later hook rewrote the input it was given for.
 ///
 /// ```

@@ -220,8 +220,13 @@ pub(crate) fn settle<C: Event>(
         }
         // The host asks its person itself (its permission dialog): an ask
         // there is a wish that they be asked, not a question for an approver.
-        Ok(Decision::Ask(_)) if is_permission_request::<C>() => {
+        // Its prompt goes to the person, who sees the dialog.
+        Ok(Decision::Ask(approval)) if is_permission_request::<C>() => {
             ctx.__leave_to_person();
+            ctx.__trail().user_message(
+                MessageLevel::Info,
+                format!("hook `{hook}` leaves this to you: {}", approval.prompt()),
+            );
             Settled::Continue
         }
         Ok(Decision::Ask(approval)) if C::KIND.can_block() => Settled::Ask(approval),

@@ -42,7 +42,8 @@ pub enum Decision {
     /// denied), so the person approves exactly the call that runs. On
     /// `PermissionRequest`, the host's own dialog is that question: an `Ask`
     /// there grants nothing and asks no approver, so the dialog is shown
-    /// ([`PermissionRequest::asked`](crate::PermissionRequest::asked)).
+    /// ([`PermissionRequest::asked`](crate::PermissionRequest::asked)), and
+    /// its prompt is a message for the person ([`Outcome::messages`](crate::Outcome::messages)).
     Ask(Approval),
 }
 
