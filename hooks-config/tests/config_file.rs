@@ -376,3 +376,26 @@ command = ["sh", "-c", "exit 1"]
         "{error}"
     );
 }
+
+#[test]
+fn a_toml_hook_on_a_host_event_that_never_runs_here_says_why() {
+    for event in ["WorktreeCreate", "worktree_create"] {
+        let text = format!("[[hooks]]\nname = \"wt\"\nevent = \"{event}\"\ncommand = [\"true\"]\n");
+        let error = parse_error("hooks.toml", &text, false);
+        assert!(
+            error.problems()[0].starts_with(
+                "hooks.toml:1: hook `wt`: `WorktreeCreate` hooks replace Claude Code's own worktree creation"
+            ),
+            "{error}"
+        );
+    }
+    // Both new events load from TOML by their snake-case names.
+    let text = "[[hooks]]\nevent = \"notification\"\ncommand = [\"true\"]\n\n\
+                [[hooks]]\nevent = \"permission_request\"\nmatches = \"Bash\"\ncommand = [\"true\"]\n";
+    assert_eq!(
+        hooks_config::parse("hooks.toml", text, false)
+            .unwrap()
+            .len(),
+        2
+    );
+}
