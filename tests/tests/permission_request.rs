@@ -89,6 +89,31 @@ fn a_panicking_hook_denies_though_another_granted() {
 }
 
 #[test]
+fn a_hook_that_grants_then_fails_grants_nothing_even_when_let_through() {
+    let hooks = Hooks::builder()
+        .without_linked()
+        .hook(
+            Hook::new(
+                "half_done",
+                |ctx: &mut PermissionRequest| -> Result<(), String> {
+                    ctx.grant();
+                    Err("lost the policy half-way".into())
+                },
+            )
+            .on_error(OnError::Continue),
+        )
+        .build()
+        .unwrap();
+    let mut ctx = rm();
+    assert!(!block_on(hooks.dispatch(&mut ctx)).is_denied());
+    assert!(
+        ctx.granted().is_none(),
+        "a failed hook's grant must not stand"
+    );
+    assert_eq!(ctx.failures().len(), 1);
+}
+
+#[test]
 fn no_hooks_grant_nothing_and_deny_nothing() {
     let hooks = Hooks::builder().without_linked().build().unwrap();
     let mut ctx = rm();

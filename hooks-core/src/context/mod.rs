@@ -152,6 +152,10 @@ pub(crate) trait Rewritable {
     /// The running hook asked for a person where the host asks its own
     /// (`PermissionRequest`: its dialog), so no approver is asked.
     fn leave_to_person(&mut self) {}
+
+    /// `hook` failed (and its policy let the chain go on): what it granted
+    /// does not stand.
+    fn withdraw(&mut self, _hook: &crate::name::HookName) {}
 }
 
 /// What [`Rewritable::save`] copied.

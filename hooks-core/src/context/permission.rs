@@ -18,7 +18,9 @@ use crate::session::Session;
 /// What the hooks come to, after dispatch:
 ///
 /// - **denied**, if any hook denies (`Decision::Deny`, or a hook that
-///   failed: guards fail closed) — a denial wins over every grant;
+///   failed: guards fail closed) — a denial wins over every grant; a hook
+///   that fails with `on_error = "continue"` denies nothing, and what it
+///   granted before failing does not stand;
 /// - **granted**, if a hook called [`grant`](Self::grant), no hook denied
 ///   or asked, and every grant was made for the input the call now has
 ///   ([`granted`](Self::granted));
@@ -246,6 +248,12 @@ impl Rewritable for PermissionRequest {
             self.args = args;
             self.answers = answers;
         }
+    }
+
+    fn withdraw(&mut self, hook: &HookName) {
+        self.answers
+            .grants
+            .retain(|grant| grant.hook.as_ref() != Some(hook));
     }
 
     fn leave_to_person(&mut self) {

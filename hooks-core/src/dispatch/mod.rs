@@ -284,6 +284,10 @@ pub(crate) fn settle<C: Event>(
             Settled::Continue
         }
         Err(error) => {
+            if is_permission_request::<C>() {
+                // A hook that failed answered nothing: what it granted first goes.
+                ctx.__withdraw(hook);
+            }
             tracing::warn!(
                 hook = %hook,
                 event = C::KIND.as_str(),

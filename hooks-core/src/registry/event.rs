@@ -88,6 +88,9 @@ pub trait Event: Serialize + Send + Sync + Sized + 'static + sealed::Sealed {
     /// (`PermissionRequest`): recorded, and no approver is asked.
     #[doc(hidden)]
     fn __leave_to_person(&mut self);
+    /// `hook` failed: what it granted does not stand (`PermissionRequest`).
+    #[doc(hidden)]
+    fn __withdraw(&mut self, hook: &crate::name::HookName);
 }
 
 /// An event about one tool call ([`PreToolUse`](crate::PreToolUse),
@@ -204,6 +207,11 @@ macro_rules! events {
             #[inline]
             fn __leave_to_person(&mut self) {
                 crate::context::Rewritable::leave_to_person(self);
+            }
+
+            #[inline]
+            fn __withdraw(&mut self, hook: &crate::name::HookName) {
+                crate::context::Rewritable::withdraw(self, hook);
             }
 
             tool_call!($tool);
