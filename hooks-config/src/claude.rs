@@ -20,7 +20,8 @@
 //! Matchers are Claude Code's (see `claude_matcher`): names (`Edit|Write`)
 //! match exactly, anything else is a regular expression (`mcp__.*__write.*`);
 //! on `SessionStart` they match the source, on `PreCompact` the trigger, on
-//! `SessionEnd` the reason, on `SubagentStart` the agent type. An invalid
+//! `SessionEnd` the reason, on `SubagentStart` the agent type, on
+//! `Notification` the notification type (`idle_prompt`, ...). An invalid
 //! regular expression is an error naming its line.
 //!
 //! Handler types: `command`; `http` (`url`, `headers`, whose `$VAR`s are

@@ -3,7 +3,8 @@
 //!
 //! Input: `session_id`, `cwd`, `hook_event_name`, and the event's fields
 //! (`tool_name`, `tool_input`, `tool_use_id`, `tool_response`, `error`,
-//! `prompt`, `stop_hook_active`, `source`, `reason`, `trigger`; on
+//! `prompt`, `stop_hook_active`, `source`, `reason`, `trigger`,
+//! `permission_suggestions`, `message`, `title`, `notification_type`; on
 //! `SubagentStart`, `agent_id` and `agent_type` of the agent being started),
 //! plus ours (`user_id`, `metadata`; `agent_id` and `parent_agent_id` inside
 //! a sub-agent only, as Claude Code sends `agent_id`); `transcript_path`,
@@ -19,7 +20,10 @@
 //! if it gave one; without `stopReason`, that reason is the session's too); `suppressOutput` (the hook's stdout is not logged); `decision: "block"`
 //! with `reason`; `hookSpecificOutput.permissionDecision` (`allow`, `deny`,
 //! `ask`) with `permissionDecisionReason`; `hookSpecificOutput.updatedInput`;
-//! `hookSpecificOutput.additionalContext`; `hookSpecificOutput.updatedToolOutput`
+//! `hookSpecificOutput.additionalContext`; `hookSpecificOutput.decision`
+//! (`PermissionRequest`: `behavior` `allow` grants the call, with
+//! `updatedInput` first; `deny` denies with `message`, and `interrupt` ends
+//! the session too); `hookSpecificOutput.updatedToolOutput`
 //! (post-tool-use: replaces what the model reads); `systemMessage`, shown to
 //! the person (a warning in the outcome's messages), not the model. Plain
 //! text on a prompt or session start is context for the model; elsewhere,
