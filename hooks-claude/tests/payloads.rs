@@ -1023,3 +1023,35 @@ fn every_documented_event_runs_here_or_is_refused_with_a_reason() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_permission_denial_that_ends_the_session_interrupts_on_claude_only() {
+    let spent = || {
+        // The reason names the hook (`budget`), so it is sent as given.
+        no_hooks().hook(Hook::new("budget", |ctx: &mut PermissionRequest| {
+            ctx.end_session("the budget is spent");
+            Decision::deny("no budget left")
+        }))
+    };
+    let claude = permission(Host::Claude, spent()).await;
+    assert_eq!(
+        claude.json_value(),
+        Some(json!({
+            "continue": false,
+            "stopReason": "the budget is spent",
+            "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {
+                "behavior": "deny", "message": "no budget left", "interrupt": true}}
+        }))
+    );
+    // Codex fails a decision with `interrupt: true`; `continue: false` stops it.
+    let codex = permission(Host::Codex, spent()).await;
+    assert_eq!(
+        codex.json_value(),
+        Some(json!({
+            "continue": false,
+            "stopReason": "the budget is spent",
+            "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {
+                "behavior": "deny", "message": "no budget left"}}
+        }))
+    );
+}
