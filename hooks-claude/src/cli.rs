@@ -219,6 +219,15 @@ impl HookBinary {
             let config = hooks_config::load(path)
                 .map_err(|error| error.to_string())?
                 .state_dir(state_dir(options));
+            // The host sends this binary those events' hooks never: refused,
+            // not skipped, so nobody counts on a hook that cannot run.
+            let never = config.skipped_events();
+            if !never.is_empty() {
+                return Err(format!(
+                    "the config has hooks this binary would never run:\n  {}",
+                    never.join("\n  ")
+                ));
+            }
             builder = config.apply(builder).map_err(|error| error.to_string())?;
         }
         let mut responder = Responder::new(builder, options.host)?

@@ -18,8 +18,9 @@
 use std::fmt;
 
 use hooks_core::{
-    PostToolUse, PostToolUseFailure, PreCompact, PreToolUse, Session, SessionEnd, SessionStart,
-    Stop, SubagentStart, SubagentStop, ToolError, UserPromptSubmit, Value,
+    Notification, PermissionRequest, PostToolUse, PostToolUseFailure, PreCompact, PreToolUse,
+    Session, SessionEnd, SessionStart, Stop, SubagentStart, SubagentStop, ToolError,
+    UserPromptSubmit, Value,
 };
 use serde_json::Map;
 
@@ -31,7 +32,9 @@ pub const MAX_INPUT: usize = 32 * 1024 * 1024;
 #[derive(Debug)]
 pub(crate) enum Incoming {
     PreToolUse(PreToolUse),
+    PermissionRequest(PermissionRequest),
     PostToolUse(PostToolUse),
+    Notification(Notification),
     PostToolUseFailure(PostToolUseFailure),
     UserPromptSubmit(UserPromptSubmit),
     SessionStart(SessionStart),
@@ -41,7 +44,7 @@ pub(crate) enum Incoming {
     SubagentStop(SubagentStop),
     PreCompact(PreCompact),
     /// An event the host documents that has no counterpart here
-    /// (`Notification`, `PermissionRequest`): nothing to run.
+    /// (`WorktreeCreate`, `Setup`, ...): nothing to run.
     Unmapped(String),
 }
 
@@ -102,6 +105,8 @@ fn context(
             }
             Incoming::PreToolUse(ctx)
         }
+        "PermissionRequest" => Incoming::PermissionRequest(permission(session, agent, fields)?),
+        "Notification" => Incoming::Notification(notification(session, agent, fields)?),
         "PostToolUse" => {
             let (tool, args, id) = tool_call(fields)?;
             let response = fields.remove("tool_response").unwrap_or(Value::Null);
@@ -187,6 +192,45 @@ fn context(
         _ => Incoming::Unmapped(event),
     };
     Ok(incoming)
+}
+
+/// `PermissionRequest`: the call the host would ask about, and the rules
+/// it offers the person to add.
+fn permission(
+    session: Session,
+    agent: Option<String>,
+    fields: &mut Map<String, Value>,
+) -> Result<PermissionRequest, InputError> {
+    let (tool, args, id) = tool_call(fields)?;
+    let suggestions = fields
+        .remove("permission_suggestions")
+        .unwrap_or(Value::Null);
+    let session = in_agent(session, agent, fields);
+    let ctx = PermissionRequest::new(&session, tool, args).with_permission_suggestions(suggestions);
+    Ok(match id {
+        Some(id) => ctx.with_call_id(id),
+        None => ctx,
+    })
+}
+
+/// `Notification`: `message`, and `title` and `notification_type` if sent.
+fn notification(
+    session: Session,
+    agent: Option<String>,
+    fields: &mut Map<String, Value>,
+) -> Result<Notification, InputError> {
+    let message = take_string(fields, "message")?;
+    let title = optional_string(fields, "title")?;
+    let kind = optional_string(fields, "notification_type")?;
+    let session = in_agent(session, agent, fields);
+    let mut ctx = Notification::new(&session, message);
+    if let Some(title) = title {
+        ctx = ctx.with_title(title);
+    }
+    if let Some(kind) = kind {
+        ctx = ctx.with_notification_type(kind);
+    }
+    Ok(ctx)
 }
 
 /// The session, inside the sub-agent `agent` if the event came from one
@@ -351,9 +395,9 @@ mod tests {
 
     #[test]
     fn events_without_a_counterpart_are_named() {
-        let input = br#"{"session_id": "s", "hook_event_name": "Notification", "message": "hi"}"#;
+        let input = br#"{"session_id": "s", "hook_event_name": "WorktreeCreate", "name": "x"}"#;
         assert!(
-            matches!(parse(input, None).unwrap(), Incoming::Unmapped(name) if name == "Notification")
+            matches!(parse(input, None).unwrap(), Incoming::Unmapped(name) if name == "WorktreeCreate")
         );
     }
 }

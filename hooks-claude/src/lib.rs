@@ -14,9 +14,14 @@
 //! | rewrote a call's arguments      | `updatedInput` with `ask` (Claude Code default) or `allow`   |
 //! | replaced a tool's output        | Claude Code: `updatedToolOutput` (also `updatedMCPToolOutput` for MCP tools, the version not told); before 2.1.121 on a built-in tool, and Codex: refused, with the replacement as the reason |
 //! | rewrote a prompt                | refused: neither tool can replace a prompt                   |
+//! | answered a permission dialog    | `decision: {behavior: "deny", message}` (a failing hook denies), `{behavior: "allow"}` for a grant (`updatedInput` on Claude Code when hooks changed the input), no decision when no hook decided or one asked (the dialog is shown; an ask's prompt is `systemMessage`) |
 //! | injected context                | `additionalContext`                                          |
 //! | left a message for the person   | `systemMessage`                                              |
 //! | panicked, timed out, bad input, broken store | exit 2, saying what failed                      |
+//!
+//! An event with no counterpart here (`WorktreeCreate`, ...) is answered with
+//! silence; a `--config` with hooks on one is refused (every event blocks,
+//! naming file, line, event and why), as those hooks would never run.
 //!
 //! Bad input includes an event naming a key twice in one object (which of
 //! the two would a guard see?). A compaction started by a trigger the
@@ -83,6 +88,7 @@ mod asks;
 mod cli;
 mod host;
 mod input;
+mod permission;
 mod respond;
 mod settings;
 mod stops;

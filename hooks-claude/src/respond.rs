@@ -165,6 +165,15 @@ impl Responder {
                 }
                 .answer()
             }
+            Incoming::PermissionRequest(mut ctx) => {
+                let original = ctx.args().clone();
+                let outcome = hooks.dispatch(&mut ctx).await;
+                crate::permission::answer(self.host, &outcome, &ctx, &original)
+            }
+            Incoming::Notification(mut ctx) => {
+                let outcome = hooks.dispatch(&mut ctx).await;
+                Reply::new("Notification", &outcome).answer()
+            }
             Incoming::PostToolUse(ctx) => self.post_tool_use(ctx).await,
             Incoming::PostToolUseFailure(mut ctx) => {
                 let outcome = hooks.dispatch(&mut ctx).await;

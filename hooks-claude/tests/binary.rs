@@ -48,80 +48,107 @@ fn budget(ctx: &PreToolUse) -> Decision {
     Decision::deny("no budget left")
 }
 
+/// Status checks need nobody's yes.
+#[permission_request(matches = "Bash(git status*)")]
+fn status_is_fine(ctx: &mut PermissionRequest) {
+    ctx.grant();
+}
+
+/// Nobody is asked about removing files: it is refused outright.
+#[permission_request(matches = "Bash(rm *)")]
+fn no_rm_dialogs(_ctx: &PermissionRequest) -> Decision {
+    Decision::deny("delete files by hand")
+}
+
 /// One test: it gets a scratch directory of its own.
 type Test = fn(&Path);
+
+/// Every test, in the order they run.
+const TESTS: &[(&str, Test)] = &[
+    (
+        "a_hundred_invocations_admit_exactly_ten",
+        a_hundred_invocations_admit_exactly_ten,
+    ),
+    (
+        "a_panicking_guard_blocks_naming_it",
+        a_panicking_guard_blocks_naming_it,
+    ),
+    (
+        "printed_settings_load_in_our_loader",
+        printed_settings_load_in_our_loader,
+    ),
+    (
+        "rewrites_go_back_as_updated_input",
+        rewrites_go_back_as_updated_input,
+    ),
+    (
+        "asks_go_to_claude_and_are_refused_on_codex",
+        asks_go_to_claude_and_are_refused_on_codex,
+    ),
+    (
+        "a_hook_past_the_deadline_blocks",
+        a_hook_past_the_deadline_blocks,
+    ),
+    (
+        "bad_input_and_broken_stores_block",
+        bad_input_and_broken_stores_block,
+    ),
+    (
+        "ending_the_session_goes_back_as_continue_false",
+        ending_the_session_goes_back_as_continue_false,
+    ),
+    (
+        "events_without_a_counterpart_pass_silently",
+        events_without_a_counterpart_pass_silently,
+    ),
+    (
+        "permission_dialogs_are_granted_denied_or_shown",
+        permission_dialogs_are_granted_denied_or_shown,
+    ),
+    (
+        "a_notification_command_hook_runs_as_its_matcher_says",
+        a_notification_command_hook_runs_as_its_matcher_says,
+    ),
+    (
+        "a_config_with_hooks_that_never_run_is_refused",
+        a_config_with_hooks_that_never_run_is_refused,
+    ),
+    (
+        "an_answer_given_before_reading_the_input_is_the_answer",
+        an_answer_given_before_reading_the_input_is_the_answer,
+    ),
+    (
+        "twenty_stops_in_a_row_are_capped_across_processes",
+        twenty_stops_in_a_row_are_capped_across_processes,
+    ),
+    (
+        "a_stop_let_through_starts_the_count_again",
+        a_stop_let_through_starts_the_count_again,
+    ),
+    (
+        "concurrent_stops_of_a_session_count_one_by_one",
+        concurrent_stops_of_a_session_count_one_by_one,
+    ),
+    (
+        "the_stop_cap_is_set_on_the_command_line",
+        the_stop_cap_is_set_on_the_command_line,
+    ),
+    (
+        "without_a_usable_state_dir_a_stop_hook_keeps_the_agent_going_once",
+        without_a_usable_state_dir_a_stop_hook_keeps_the_agent_going_once,
+    ),
+    ("session_ids_name_no_path", session_ids_name_no_path),
+    (
+        "a_stop_frozen_or_killed_mid_hooks_counts_as_refused",
+        a_stop_frozen_or_killed_mid_hooks_counts_as_refused,
+    ),
+];
 
 fn main() -> ExitCode {
     if std::env::var_os(CHILD).is_some() {
         return hooks_claude::HookBinary::new().run();
     }
-    let tests: &[(&str, Test)] = &[
-        (
-            "a_hundred_invocations_admit_exactly_ten",
-            a_hundred_invocations_admit_exactly_ten,
-        ),
-        (
-            "a_panicking_guard_blocks_naming_it",
-            a_panicking_guard_blocks_naming_it,
-        ),
-        (
-            "printed_settings_load_in_our_loader",
-            printed_settings_load_in_our_loader,
-        ),
-        (
-            "rewrites_go_back_as_updated_input",
-            rewrites_go_back_as_updated_input,
-        ),
-        (
-            "asks_go_to_claude_and_are_refused_on_codex",
-            asks_go_to_claude_and_are_refused_on_codex,
-        ),
-        (
-            "a_hook_past_the_deadline_blocks",
-            a_hook_past_the_deadline_blocks,
-        ),
-        (
-            "bad_input_and_broken_stores_block",
-            bad_input_and_broken_stores_block,
-        ),
-        (
-            "ending_the_session_goes_back_as_continue_false",
-            ending_the_session_goes_back_as_continue_false,
-        ),
-        (
-            "events_without_a_counterpart_pass_silently",
-            events_without_a_counterpart_pass_silently,
-        ),
-        (
-            "an_answer_given_before_reading_the_input_is_the_answer",
-            an_answer_given_before_reading_the_input_is_the_answer,
-        ),
-        (
-            "twenty_stops_in_a_row_are_capped_across_processes",
-            twenty_stops_in_a_row_are_capped_across_processes,
-        ),
-        (
-            "a_stop_let_through_starts_the_count_again",
-            a_stop_let_through_starts_the_count_again,
-        ),
-        (
-            "concurrent_stops_of_a_session_count_one_by_one",
-            concurrent_stops_of_a_session_count_one_by_one,
-        ),
-        (
-            "the_stop_cap_is_set_on_the_command_line",
-            the_stop_cap_is_set_on_the_command_line,
-        ),
-        (
-            "without_a_usable_state_dir_a_stop_hook_keeps_the_agent_going_once",
-            without_a_usable_state_dir_a_stop_hook_keeps_the_agent_going_once,
-        ),
-        ("session_ids_name_no_path", session_ids_name_no_path),
-        (
-            "a_stop_frozen_or_killed_mid_hooks_counts_as_refused",
-            a_stop_frozen_or_killed_mid_hooks_counts_as_refused,
-        ),
-    ];
+    let tests = TESTS;
     let root = scratch();
     let mut failed = 0;
     for (name, test) in tests {
@@ -382,10 +409,105 @@ fn events_without_a_counterpart_pass_silently(dir: &Path) {
     let output = hook(
         dir,
         &[],
-        r#"{"session_id": "s", "hook_event_name": "Notification", "message": "waiting"}"#,
+        r#"{"session_id": "s", "hook_event_name": "WorktreeCreate", "name": "feature"}"#,
     );
     assert_eq!(output.status.code(), Some(0));
     assert!(output.stdout.is_empty() && output.stderr.is_empty());
+}
+
+fn permission_request(command: &str) -> String {
+    json!({
+        "session_id": "s-1", "transcript_path": "/tmp/t.jsonl", "cwd": "/work",
+        "permission_mode": "default", "hook_event_name": "PermissionRequest",
+        "tool_name": "Bash", "tool_input": {"command": command},
+        "permission_suggestions": [{"type": "addRules", "behavior": "allow",
+            "destination": "localSettings", "rules": [{"toolName": "Bash"}]}]
+    })
+    .to_string()
+}
+
+fn permission_dialogs_are_granted_denied_or_shown(dir: &Path) {
+    for host in ["claude", "codex"] {
+        let output = hook(dir, &["--host", host], &permission_request("git status -s"));
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert_eq!(
+            stdout_json(&output),
+            json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                                          "decision": {"behavior": "allow"}}})
+        );
+        let output = hook(dir, &["--host", host], &permission_request("rm -rf target"));
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert_eq!(
+            stdout_json(&output),
+            json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                "decision": {"behavior": "deny",
+                             "message": "delete files by hand (hook `binary::no_rm_dialogs`)"}}})
+        );
+        let output = hook(dir, &["--host", host], &permission_request("cargo publish"));
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert!(
+            output.stdout.is_empty() && output.stderr.is_empty(),
+            "nobody decided: the dialog is shown"
+        );
+    }
+}
+
+fn notification(kind: &str) -> String {
+    json!({
+        "session_id": "s-1", "transcript_path": "/tmp/t.jsonl", "cwd": "/work",
+        "permission_mode": "default", "hook_event_name": "Notification",
+        "message": "Claude is waiting for your input", "title": "Waiting",
+        "notification_type": kind
+    })
+    .to_string()
+}
+
+fn a_notification_command_hook_runs_as_its_matcher_says(dir: &Path) {
+    let seen = dir.join("notified.json");
+    let settings = dir.join("settings.json");
+    let command = format!("cat >> '{}'", seen.display());
+    std::fs::write(
+        &settings,
+        json!({"hooks": {"Notification": [{"matcher": "idle_prompt",
+            "hooks": [{"type": "command", "command": command}]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    let args = ["--config", settings.to_str().unwrap()];
+    let output = hook(dir, &args, &notification("permission_prompt"));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(!seen.exists(), "the matcher filters on notification_type");
+    let output = hook(dir, &args, &notification("idle_prompt"));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(output.stdout.is_empty(), "a notification answers nothing");
+    let input: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+    assert_eq!(input["hook_event_name"], "Notification");
+    assert_eq!(input["message"], "Claude is waiting for your input");
+    assert_eq!(input["title"], "Waiting");
+    assert_eq!(input["notification_type"], "idle_prompt");
+}
+
+fn a_config_with_hooks_that_never_run_is_refused(dir: &Path) {
+    let settings = dir.join("settings.json");
+    std::fs::write(
+        &settings,
+        "{\"hooks\": {\n  \"WorktreeCreate\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"mk\"}]}]\n}}\n",
+    )
+    .unwrap();
+    let output = hook(
+        dir,
+        &["--config", settings.to_str().unwrap()],
+        &pre_tool_use("web_fetch", json!({})),
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let said = stderr(&output);
+    assert!(
+        said.contains(
+            "settings.json:2: `WorktreeCreate` hooks replace Claude Code's own worktree creation"
+        ) && said.contains("configure them in Claude Code's own settings instead"),
+        "{said}"
+    );
 }
 
 fn ending_the_session_goes_back_as_continue_false(dir: &Path) {

@@ -575,6 +575,7 @@ fn printed_settings_name_only_the_events_the_host_version_has() {
     assert_eq!(
         old,
         [
+            "Notification",
             "PostToolUse",
             "PreCompact",
             "PreToolUse",
@@ -586,6 +587,7 @@ fn printed_settings_name_only_the_events_the_host_version_has() {
         ]
     );
     assert!(note.contains("SubagentStart (2.0.43)"), "{note}");
+    assert!(note.contains("PermissionRequest (2.0.45)"), "{note}");
     assert!(note.contains("PostToolUseFailure"), "{note}");
     let (new, note) = events("2.1.101");
     assert!(

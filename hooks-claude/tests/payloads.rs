@@ -66,6 +66,8 @@ const MAPPED: &[&str] = &[
     "SessionStart",
     "UserPromptSubmit",
     "PreToolUse",
+    "PermissionRequest",
+    "Notification",
     "PostToolUse",
     "PostToolUseFailure",
     "SubagentStart",
@@ -256,6 +258,16 @@ fn recording(log: &Log) -> HooksBuilder {
             let detail = json!({"tool": ctx.tool(), "args": ctx.args(), "call_id": ctx.call_id()});
             (ctx.session().clone(), detail)
         }))
+        .hook(seeing(log, "PermissionRequest", |ctx: &PermissionRequest| {
+            let detail = json!({"tool": ctx.tool(), "args": ctx.args(),
+                                "suggestions": ctx.permission_suggestions()});
+            (ctx.session().clone(), detail)
+        }))
+        .hook(seeing(log, "Notification", |ctx: &Notification| {
+            let detail = json!({"message": ctx.message(), "title": ctx.title(),
+                                "type": ctx.notification_type()});
+            (ctx.session().clone(), detail)
+        }))
         .hook(seeing(log, "PostToolUse", |ctx: &PostToolUse| {
             let result = match ctx.result() {
                 Ok(value) => json!({"ok": value}),
@@ -321,6 +333,16 @@ fn expected(event: &str, f: &Map<String, Value>) -> (Value, &'static [&'static s
             json!({"tool": get("tool_name"), "args": get("tool_input"), "call_id": get("tool_use_id"),
                    "error": get("error")}),
             &["tool_name", "tool_input", "tool_use_id", "error"],
+        ),
+        "PermissionRequest" => (
+            json!({"tool": get("tool_name"), "args": get("tool_input"),
+                   "suggestions": get("permission_suggestions")}),
+            &["tool_name", "tool_input", "permission_suggestions"],
+        ),
+        "Notification" => (
+            json!({"message": get("message"), "title": get("title"),
+                   "type": get("notification_type")}),
+            &["message", "title", "notification_type"],
         ),
         "UserPromptSubmit" => (json!({"prompt": get("prompt")}), &["prompt"]),
         "SessionStart" => (json!({"source": get("source")}), &["source"]),
@@ -745,6 +767,12 @@ fn messaging() -> HooksBuilder {
         .hook(Hook::new("m10", |ctx: &mut PreCompact| {
             ctx.user_message(MessageLevel::Info, TEXT);
         }))
+        .hook(Hook::new("m11", |ctx: &mut PermissionRequest| {
+            ctx.user_message(MessageLevel::Info, TEXT);
+        }))
+        .hook(Hook::new("m12", |ctx: &mut Notification| {
+            ctx.user_message(MessageLevel::Info, TEXT);
+        }))
 }
 
 #[tokio::test]
@@ -823,4 +851,207 @@ async fn each_agent_of_a_session_has_its_own_run_of_refused_stops() {
         ]
     );
     std::fs::remove_dir_all(&state).unwrap();
+}
+
+/// The whole answer to the permission dialog of `host`'s fixture.
+async fn permission(host: Host, hooks: HooksBuilder) -> Answer {
+    answer(host, hooks, "PermissionRequest").await
+}
+
+#[tokio::test]
+async fn a_permission_request_is_denied_granted_or_left_to_the_person() {
+    for host in HOSTS {
+        let deny = no_hooks().hook(Hook::new("no_bash_dialogs", |_: &mut PermissionRequest| {
+            Decision::deny("run it yourself")
+        }));
+        let answer = permission(host, deny).await;
+        assert_eq!((answer.code(), answer.stderr()), (0, ""), "{host}");
+        assert_eq!(
+            answer.json_value(),
+            Some(json!({"hookSpecificOutput": {
+                "hookEventName": "PermissionRequest",
+                "decision": {"behavior": "deny", "message": "run it yourself (hook `no_bash_dialogs`)"}
+            }})),
+            "{host}"
+        );
+        let grant = no_hooks().hook(Hook::new("fine", |ctx: &mut PermissionRequest| ctx.grant()));
+        let answer = permission(host, grant).await;
+        assert_eq!(
+            answer.json_value(),
+            Some(json!({"hookSpecificOutput": {
+                "hookEventName": "PermissionRequest",
+                "decision": {"behavior": "allow"}
+            }})),
+            "{host}"
+        );
+        // A grant and a later denial: the denial.
+        let both = no_hooks()
+            .hook(Hook::new("fine", |ctx: &mut PermissionRequest| ctx.grant()).priority(1))
+            .hook(Hook::new("no", |_: &mut PermissionRequest| Decision::deny("no")).priority(2));
+        let answer = permission(host, both).await;
+        assert_eq!(
+            answer.json_value().unwrap()["hookSpecificOutput"]["decision"]["behavior"],
+            json!("deny"),
+            "{host}"
+        );
+        // An ask, or hooks that say nothing: no decision, the dialog is
+        // shown (an ask's prompt told to the person who sees it).
+        let ask = no_hooks()
+            .hook(Hook::new("fine", |ctx: &mut PermissionRequest| ctx.grant()).priority(1))
+            .hook(Hook::new("ask", |_: &mut PermissionRequest| Decision::ask("sure?")).priority(2));
+        let answer = permission(host, ask).await;
+        assert_eq!((answer.code(), answer.stderr()), (0, ""), "{host}");
+        assert_eq!(
+            answer.json_value(),
+            Some(json!({"systemMessage": "hook `ask` leaves this to you: sure?"})),
+            "{host}"
+        );
+        let quiet = no_hooks().hook(Hook::new("looks", |_: &mut PermissionRequest| {}));
+        let answer = permission(host, quiet).await;
+        assert_eq!(
+            (answer.code(), answer.stdout(), answer.stderr()),
+            (0, "", ""),
+            "{host}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_panicking_permission_hook_denies() {
+    for host in HOSTS {
+        let hooks = no_hooks()
+            .hook(Hook::new("fine", |ctx: &mut PermissionRequest| ctx.grant()).priority(1))
+            .hook(
+                Hook::new("broken", |_: &mut PermissionRequest| -> Decision {
+                    panic!("policy file gone")
+                })
+                .priority(2),
+            );
+        let answer = permission(host, hooks).await;
+        let decision = &answer.json_value().unwrap()["hookSpecificOutput"]["decision"];
+        assert_eq!(decision["behavior"], json!("deny"), "{host}");
+        assert!(
+            decision["message"].as_str().unwrap().contains("broken"),
+            "{decision}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_granted_rewrite_is_updated_input_on_claude_and_left_to_codex() {
+    let narrow = || {
+        no_hooks().hook(Hook::new("narrow", |ctx: &mut PermissionRequest| {
+            ctx.args_mut()["command"] = json!("rm -rf target/tmp/cache");
+            ctx.grant();
+        }))
+    };
+    let mut updated = fixture(Host::Claude, "PermissionRequest")["tool_input"].clone();
+    updated["command"] = json!("rm -rf target/tmp/cache");
+    let claude = permission(Host::Claude, narrow()).await;
+    assert_eq!(
+        claude.json_value(),
+        Some(json!({"hookSpecificOutput": {
+            "hookEventName": "PermissionRequest",
+            "decision": {"behavior": "allow", "updatedInput": updated}
+        }}))
+    );
+    // Codex fails a decision carrying `updatedInput`: none is sent, and the
+    // person is told why its own approval decides.
+    let codex = permission(Host::Codex, narrow()).await;
+    let json = codex.json_value().unwrap();
+    assert_eq!(json.as_object().unwrap().len(), 1, "{json}");
+    assert!(
+        json["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("`narrow` granted this call with its input rewritten"),
+        "{json}"
+    );
+}
+
+#[tokio::test]
+async fn a_grant_voided_by_a_later_rewrite_is_not_sent() {
+    let hooks = no_hooks()
+        .hook(Hook::new("fine", |ctx: &mut PermissionRequest| ctx.grant()).priority(1))
+        .hook(
+            Hook::new("widen", |ctx: &mut PermissionRequest| {
+                ctx.args_mut()["command"] = json!("rm -rf /");
+            })
+            .priority(2),
+        );
+    let answer = permission(Host::Claude, hooks).await;
+    let json = answer.json_value().unwrap();
+    assert!(json.get("hookSpecificOutput").is_none(), "{json}");
+    assert!(
+        json["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("`fine` granted this call, but its input was changed after that"),
+        "{json}"
+    );
+}
+
+#[tokio::test]
+async fn a_notification_reaches_hooks_and_answers_nothing_but_messages() {
+    let hooks = no_hooks().hook(Hook::new("idle", |ctx: &mut Notification| {
+        if ctx.notification_type() == Some("permission_prompt") {
+            ctx.user_message(MessageLevel::Info, "paged the on-call");
+        }
+    }));
+    let answer = answer(Host::Claude, hooks, "Notification").await;
+    assert_eq!(
+        answer.json_value(),
+        Some(json!({"systemMessage": "paged the on-call"}))
+    );
+}
+
+#[test]
+fn every_documented_event_runs_here_or_is_refused_with_a_reason() {
+    let not_run: Vec<&str> = hooks_config::events_not_run().collect();
+    for host in HOSTS {
+        for event in documented(host) {
+            assert!(
+                MAPPED.contains(event) != not_run.contains(event),
+                "{host}/{event}: either mapped or refused with its reason, not both or neither"
+            );
+        }
+    }
+    for event in not_run {
+        assert!(
+            CLAUDE_EVENTS.contains(&event) || CODEX_EVENTS.contains(&event),
+            "{event} is no host's"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_permission_denial_that_ends_the_session_interrupts_on_claude_only() {
+    let spent = || {
+        // The reason names the hook (`budget`), so it is sent as given.
+        no_hooks().hook(Hook::new("budget", |ctx: &mut PermissionRequest| {
+            ctx.end_session("the budget is spent");
+            Decision::deny("no budget left")
+        }))
+    };
+    let claude = permission(Host::Claude, spent()).await;
+    assert_eq!(
+        claude.json_value(),
+        Some(json!({
+            "continue": false,
+            "stopReason": "the budget is spent",
+            "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {
+                "behavior": "deny", "message": "no budget left", "interrupt": true}}
+        }))
+    );
+    // Codex fails a decision with `interrupt: true`; `continue: false` stops it.
+    let codex = permission(Host::Codex, spent()).await;
+    assert_eq!(
+        codex.json_value(),
+        Some(json!({
+            "continue": false,
+            "stopReason": "the budget is spent",
+            "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {
+                "behavior": "deny", "message": "no budget left"}}
+        }))
+    );
 }

@@ -20,7 +20,8 @@
 //! Matchers are Claude Code's (see `claude_matcher`): names (`Edit|Write`)
 //! match exactly, anything else is a regular expression (`mcp__.*__write.*`);
 //! on `SessionStart` they match the source, on `PreCompact` the trigger, on
-//! `SessionEnd` the reason, on `SubagentStart` the agent type. An invalid
+//! `SessionEnd` the reason, on `SubagentStart` the agent type, on
+//! `Notification` the notification type (`idle_prompt`, ...). An invalid
 //! regular expression is an error naming its line.
 //!
 //! Handler types: `command`; `http` (`url`, `headers`, whose `$VAR`s are
@@ -127,6 +128,8 @@ struct Entry {
 pub(crate) struct Skipped {
     pub(crate) line: u32,
     pub(crate) what: String,
+    /// Hooks on an event that never runs here (not an entry's option).
+    pub(crate) event: bool,
 }
 
 /// Where the file's entries are skipped to: `None` when strict (each is a problem).
@@ -166,12 +169,9 @@ pub(crate) fn parse(
         };
         let event_line = lines.find(&event_name).unwrap_or(1);
         let Ok(event) = parse_event(&event_name) else {
-            let what = no_counterpart(&event_name);
-            skip(
-                file,
-                event_line,
-                None,
-                what,
+            skip_event(
+                (file, event_line),
+                &event_name,
                 problems,
                 skipped.as_deref_mut(),
             );
@@ -243,14 +243,6 @@ pub(crate) fn parse(
         }
     }
     declared
-}
-
-fn no_counterpart(event_name: &str) -> String {
-    format!(
-        "`{event_name}` hooks have no counterpart here (events: SessionStart, UserPromptSubmit, \
-         PreModelRequest, PostModelResponse, PreToolUse, PostToolUse, PostToolUseFailure, \
-         SubagentStart, SubagentStop, PreCompact, Stop, SessionEnd)"
-    )
 }
 
 /// The settings in `text`, or `None` with the problem recorded.
@@ -505,6 +497,20 @@ fn on_error(value: &str) -> Result<OnError, String> {
     }
 }
 
+/// Hooks on an event that never runs here: skipped (or a problem), saying why.
+fn skip_event(
+    (file, line): (&Arc<str>, u32),
+    event: &str,
+    problems: &mut Problems,
+    mut skipped: SkipTo<'_>,
+) {
+    let what = crate::unmapped::why_not(event);
+    skip(file, line, None, what, problems, skipped.as_deref_mut());
+    if let Some(last) = skipped.and_then(|skipped| skipped.last_mut()) {
+        last.event = true;
+    }
+}
+
 /// Something this project cannot run: skipped, with a warning and its line
 /// in `skipped`, or — strict, no `skipped` — a problem.
 fn skip(
@@ -518,7 +524,11 @@ fn skip(
     match skipped {
         Some(skipped) => {
             tracing::warn!(file = %file, line, "{what}: skipped");
-            skipped.push(Skipped { line, what });
+            skipped.push(Skipped {
+                line,
+                what,
+                event: false,
+            });
         }
         None => problems.push(
             file,

@@ -4,16 +4,17 @@
 //! searched for in the name, unanchored (`mcp__.*__write.*`; write
 //! `^Bash$` to pin it). Tool events match the tool's name; `SessionStart`
 //! the source (`startup|resume|clear|compact`), `PreCompact` the trigger
-//! (`manual|auto`), `SessionEnd` the reason, `SubagentStart` the agent type.
+//! (`manual|auto`), `SessionEnd` the reason, `SubagentStart` the agent type,
+//! `Notification` the notification type (`permission_prompt|idle_prompt`).
 //!
 //! Exact tool names become the dispatcher's own pattern, so `describe()`
 //! shows them; everything else is a [`Gate`] the hook checks before it
 //! runs, answering `Continue` without running anything when it does not match.
 
 use hooks_core::{
-    Decision, Deferred, EventKind, Hook, PostModelResponse, PostToolUse, PostToolUseFailure,
-    PreCompact, PreModelRequest, PreToolUse, RuntimeHook, SessionEnd, SessionStart, Stop,
-    SubagentStart, SubagentStop, UserPromptSubmit, Verdict,
+    Decision, Deferred, EventKind, Hook, Notification, PermissionRequest, PostModelResponse,
+    PostToolUse, PostToolUseFailure, PreCompact, PreModelRequest, PreToolUse, RuntimeHook,
+    SessionEnd, SessionStart, Stop, SubagentStart, SubagentStop, UserPromptSubmit, Verdict,
 };
 use regex::Regex;
 
@@ -64,7 +65,7 @@ pub(crate) fn parse(event: EventKind, matcher: &str) -> Result<Matching, Unusabl
     let Some(subject) = subject_of(event) else {
         return Err(Unusable::NoSubject(format!(
             "hooks have nothing here to match \"{matcher}\" against (matchers are for tool \
-             events, SessionStart, PreCompact, SessionEnd and SubagentStart)"
+             events, SessionStart, PreCompact, SessionEnd, SubagentStart and Notification)"
         )));
     };
     let literal = matcher
@@ -95,9 +96,11 @@ pub(crate) fn parse(event: EventKind, matcher: &str) -> Result<Matching, Unusabl
 /// What a matcher is checked against on `event`, in the protocol's words.
 fn subject_of(event: EventKind) -> Option<&'static str> {
     match event {
-        EventKind::PreToolUse | EventKind::PostToolUse | EventKind::PostToolUseFailure => {
-            Some("tool name")
-        }
+        EventKind::PreToolUse
+        | EventKind::PermissionRequest
+        | EventKind::PostToolUse
+        | EventKind::PostToolUseFailure => Some("tool name"),
+        EventKind::Notification => Some("notification type"),
         EventKind::SessionStart => Some("session's source"),
         EventKind::PreCompact => Some("compaction's trigger"),
         EventKind::SessionEnd => Some("session's end reason"),
@@ -125,7 +128,9 @@ macro_rules! subject {
 
 subject! {
     PreToolUse => |ctx| Some(ctx.tool()),
+    PermissionRequest => |ctx| Some(ctx.tool()),
     PostToolUse => |ctx| Some(ctx.tool()),
+    Notification => |ctx| ctx.notification_type(),
     PostToolUseFailure => |ctx| Some(ctx.tool()),
     SessionStart => |ctx| Some(ctx.source()),
     SessionEnd => |ctx| Some(ctx.reason()),

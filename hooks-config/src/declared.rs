@@ -5,9 +5,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hooks_core::{
-    Decision, Deferred, EventKind, Hook, HooksBuilder, OnError, PostModelResponse, PostToolUse,
-    PostToolUseFailure, PreCompact, PreModelRequest, PreToolUse, SessionEnd, SessionStart, Stop,
-    SubagentStart, SubagentStop, ToolEvent, UserPromptSubmit, Value, Verdict,
+    Decision, Deferred, EventKind, Hook, HooksBuilder, Notification, OnError, PermissionRequest,
+    PostModelResponse, PostToolUse, PostToolUseFailure, PreCompact, PreModelRequest, PreToolUse,
+    SessionEnd, SessionStart, Stop, SubagentStart, SubagentStop, ToolEvent, UserPromptSubmit,
+    Value, Verdict,
 };
 
 use crate::agent::{AgentHook, Verifier};
@@ -154,7 +155,11 @@ impl Declared {
             EventKind::UserPromptSubmit => builder.hook(self.hook::<UserPromptSubmit>(runner)),
             EventKind::PreModelRequest => builder.hook(self.hook::<PreModelRequest>(runner)),
             EventKind::PreToolUse => builder.hook(self.matching(self.hook::<PreToolUse>(runner))),
+            EventKind::PermissionRequest => {
+                builder.hook(self.matching(self.hook::<PermissionRequest>(runner)))
+            }
             EventKind::PostToolUse => builder.hook(self.matching(self.hook::<PostToolUse>(runner))),
+            EventKind::Notification => builder.hook(self.hook::<Notification>(runner)),
             EventKind::PostToolUseFailure => {
                 builder.hook(self.matching(self.hook::<PostToolUseFailure>(runner)))
             }

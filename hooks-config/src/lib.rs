@@ -63,6 +63,7 @@ mod template;
 mod toml_file;
 mod tools;
 mod transcript;
+mod unmapped;
 mod upstream;
 #[cfg(all(feature = "approval", feature = "http"))]
 mod webhook;
@@ -81,6 +82,7 @@ pub use command::{CommandHook, DEFAULT_MAX_OUTPUT, MAX_COMMAND_HOOKS_RUNNING};
 pub use http::{DEFAULT_MAX_IN_FLIGHT, HttpHook, MAX_BODY};
 pub use mcp_tool::{McpCaller, McpToolHook};
 pub use prompt::{Model, PromptHook};
+pub use unmapped::events_not_run;
 pub use upstream::{DEFAULT_UPSTREAM_TIMEOUT, Upstream};
 #[cfg(all(feature = "approval", feature = "http"))]
 pub use webhook::{WebhookChannel, WebhookStyle};
@@ -184,7 +186,8 @@ impl Format {
 /// Every problem is reported, each with the file, the line and the hook it is about.
 ///
 /// A JSON file may hold what this project does not run: hooks for events
-/// it does not have (`PermissionRequest`, `Notification`, ...), handlers
+/// it does not have (`WorktreeCreate`, `Setup`, ...: each skipped with the
+/// reason, [`events_not_run`] lists them), handlers
 /// with `"async": true` or `"once": true`, matchers on events with nothing
 /// to match. Those entries are skipped — each named in [`Config::skipped`],
 /// in a `tracing` warning and, once applied, in `describe()` — and the rest
@@ -340,6 +343,19 @@ impl Config {
     /// lists them in the dispatcher's `describe()` too.
     pub fn skipped(&self) -> &[String] {
         &self.skipped_text
+    }
+
+    /// The skipped entries that are hooks on events that never run here
+    /// (`WorktreeCreate`, ...), each as [`skipped`](Self::skipped) says it:
+    /// what a program that must run every hook it is given refuses (the
+    /// hook binary does).
+    pub fn skipped_events(&self) -> Vec<&str> {
+        self.skipped
+            .iter()
+            .zip(&self.skipped_text)
+            .filter(|(skipped, _)| skipped.event)
+            .map(|(_, text)| text.as_str())
+            .collect()
     }
 
     /// The MCP servers the file declares (`[[upstream]]`), for a gateway

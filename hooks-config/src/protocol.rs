@@ -3,7 +3,8 @@
 //!
 //! Input: `session_id`, `cwd`, `hook_event_name`, and the event's fields
 //! (`tool_name`, `tool_input`, `tool_use_id`, `tool_response`, `error`,
-//! `prompt`, `stop_hook_active`, `source`, `reason`, `trigger`; on
+//! `prompt`, `stop_hook_active`, `source`, `reason`, `trigger`,
+//! `permission_suggestions`, `message`, `title`, `notification_type`; on
 //! `SubagentStart`, `agent_id` and `agent_type` of the agent being started),
 //! plus ours (`user_id`, `metadata`; `agent_id` and `parent_agent_id` inside
 //! a sub-agent only, as Claude Code sends `agent_id`); `transcript_path`,
@@ -19,7 +20,10 @@
 //! if it gave one; without `stopReason`, that reason is the session's too); `suppressOutput` (the hook's stdout is not logged); `decision: "block"`
 //! with `reason`; `hookSpecificOutput.permissionDecision` (`allow`, `deny`,
 //! `ask`) with `permissionDecisionReason`; `hookSpecificOutput.updatedInput`;
-//! `hookSpecificOutput.additionalContext`; `hookSpecificOutput.updatedToolOutput`
+//! `hookSpecificOutput.additionalContext`; `hookSpecificOutput.decision`
+//! (`PermissionRequest`: `behavior` `allow` grants the call, with
+//! `updatedInput` first; `deny` denies with `message`, and `interrupt` ends
+//! the session too); `hookSpecificOutput.updatedToolOutput`
 //! (post-tool-use: replaces what the model reads; `updatedMCPToolOutput`, the
 //! field Claude Code read for MCP tools before 2.1.121, too); `systemMessage`, shown to
 //! the person (a warning in the outcome's messages), not the model. Plain
@@ -28,9 +32,10 @@
 
 use hooks_core::context::ToolCall;
 use hooks_core::{
-    Approval, Decision, Event, HookError, MessageLevel, PostModelResponse, PostToolUse,
-    PostToolUseFailure, PreCompact, PreModelRequest, PreToolUse, SessionEnd, SessionStart, Stop,
-    SubagentStart, SubagentStop, UserPromptSubmit, Value, Verdict, json,
+    Approval, Decision, Event, HookError, MessageLevel, Notification, PermissionRequest,
+    PostModelResponse, PostToolUse, PostToolUseFailure, PreCompact, PreModelRequest, PreToolUse,
+    SessionEnd, SessionStart, Stop, SubagentStart, SubagentStop, UserPromptSubmit, Value, Verdict,
+    json,
 };
 use serde::Deserialize;
 use serde_json::Map;
@@ -165,6 +170,9 @@ pub struct Reply {
     /// Resource URIs (or URI templates) to hide, on hooks-mcp's
     /// `PreModelRequest` for resources (`hiddenResources`).
     pub hidden_resources: Vec<String>,
+    /// Grant the call, on `PermissionRequest` (`decision.behavior: "allow"`,
+    /// with `decision.updatedInput` as [`updated_input`](Self::updated_input)).
+    pub grant: bool,
 }
 
 /// The JSON a hook may print (exit 0) or return (HTTP 2xx). Unknown fields are ignored.
@@ -199,6 +207,19 @@ struct Specific {
     hidden_prompts: Vec<String>,
     #[serde(default)]
     hidden_resources: Vec<String>,
+    /// `PermissionRequest`'s answer (an object, unlike the top-level `decision`).
+    decision: Option<PermissionJson>,
+}
+
+/// `hookSpecificOutput.decision` on `PermissionRequest`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PermissionJson {
+    behavior: String,
+    message: Option<String>,
+    updated_input: Option<Value>,
+    #[serde(default)]
+    interrupt: bool,
 }
 
 /// Reads a successful hook's output. Empty means "no objection"; text that
@@ -226,7 +247,7 @@ pub(crate) fn parse_output(text: &str) -> Result<Reply, HookError> {
             ..Reply::default()
         });
     }
-    let output: HookJson = crate::strict_json::from_str(text).map_err(|error| {
+    let mut output: HookJson = crate::strict_json::from_str(text).map_err(|error| {
         HookError::failed(format!("its output is not valid hook JSON ({error})"))
     })?;
     let mut reply = Reply {
@@ -274,6 +295,16 @@ pub(crate) fn parse_output(text: &str) -> Result<Reply, HookError> {
             }
         }
         reply.updated_input = specific.updated_input;
+        if let Some(permission) = specific.decision {
+            let denied = permission_answer(permission, &mut reply)?;
+            if let Some((reason, interrupt)) = denied {
+                if interrupt {
+                    // Claude Code stops the agent too.
+                    output.keep_going = Some(false);
+                }
+                refusal.get_or_insert(reason);
+            }
+        }
         reply.updated_output = match (
             specific.updated_tool_output,
             specific.updated_mcp_tool_output,
@@ -307,6 +338,32 @@ pub(crate) fn parse_output(text: &str) -> Result<Reply, HookError> {
     }
     reply.block = refusal;
     Ok(reply)
+}
+
+/// `PermissionRequest`'s `decision` into `reply`: a grant (with its input),
+/// or the denial's reason and whether it interrupts the agent.
+fn permission_answer(
+    permission: PermissionJson,
+    reply: &mut Reply,
+) -> Result<Option<(String, bool)>, HookError> {
+    match permission.behavior.as_str() {
+        "allow" => {
+            reply.grant = true;
+            if permission.updated_input.is_some() {
+                reply.updated_input = permission.updated_input;
+            }
+            Ok(None)
+        }
+        "deny" => Ok(Some((
+            permission
+                .message
+                .unwrap_or_else(|| "denied by a hook".to_owned()),
+            permission.interrupt,
+        ))),
+        other => Err(HookError::failed(format!(
+            "unknown `decision.behavior` \"{other}\" (expected allow or deny)"
+        ))),
+    }
 }
 
 /// The decision part of a reply, for events that may block.
@@ -367,6 +424,74 @@ impl ProtocolEvent for PreToolUse {
             *self.args_mut() = input;
         }
         tell_and_inject!(self, reply);
+        Ok(decide(reply))
+    }
+}
+
+impl ProtocolEvent for PermissionRequest {
+    const NAME: &'static str = "PermissionRequest";
+
+    fn fields(&self) -> Map<String, Value> {
+        let mut fields =
+            tool_fields(ToolCall::new(self.tool(), self.args()).with_call_id(self.call_id()));
+        if !self.permission_suggestions().is_null() {
+            fields.insert(
+                "permission_suggestions".into(),
+                self.permission_suggestions().clone(),
+            );
+        }
+        fields
+    }
+
+    /// `decision.behavior: "allow"` grants (with `updatedInput` first, so
+    /// the grant is for the input it names); `"deny"` denies with its
+    /// `message`; anything else leaves it to the person. `permissionDecision:
+    /// "allow"` (`PreToolUse`'s answer) grants nothing here.
+    fn apply(&mut self, mut reply: Reply) -> Verdict {
+        if let Some(input) = reply.updated_input.take() {
+            if !input.is_object() {
+                return Err(HookError::failed(
+                    "`updatedInput` must be a JSON object of arguments",
+                ));
+            }
+            *self.args_mut() = input;
+        }
+        if let Some(message) = reply.message.take() {
+            self.user_message(MessageLevel::Warning, message);
+        }
+        if let Some(reason) = reply.end_session.take() {
+            self.end_session(reason);
+        }
+        if reply.grant && reply.block.is_none() && reply.ask.is_none() {
+            self.grant();
+        }
+        Ok(decide(reply))
+    }
+}
+
+impl ProtocolEvent for Notification {
+    const NAME: &'static str = "Notification";
+
+    fn fields(&self) -> Map<String, Value> {
+        let mut fields = Map::from_iter([("message".into(), json!(self.message()))]);
+        if let Some(title) = self.title() {
+            fields.insert("title".into(), json!(title));
+        }
+        if let Some(kind) = self.notification_type() {
+            fields.insert("notification_type".into(), json!(kind));
+        }
+        fields
+    }
+
+    fn apply(&mut self, mut reply: Reply) -> Verdict {
+        if let Some(message) = reply.message.take() {
+            self.user_message(MessageLevel::Warning, message);
+        }
+        if let Some(reason) = reply.end_session.take() {
+            self.end_session(reason);
+        }
+        // Nothing to inject into; a block is passed on, and the dispatcher
+        // tells the person it could not block.
         Ok(decide(reply))
     }
 }

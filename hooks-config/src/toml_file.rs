@@ -515,7 +515,8 @@ fn declare(
     if let Some(pattern) = &entry.matches {
         if event.is_some_and(|event| !event.has_tool()) {
             errors.push(format!(
-                "`matches` only applies to tool events (pre_tool_use, post_tool_use, post_tool_use_failure), not {}",
+                "`matches` only applies to tool events ({}), not {}",
+                tool_events(),
                 entry.event
             ));
         } else if let Err(error) = Matcher::parse(pattern) {
@@ -749,6 +750,16 @@ fn command(
 }
 
 /// An event by our name (`pre_tool_use`) or Claude Code's (`PreToolUse`).
+/// The tool events' names, for messages.
+fn tool_events() -> String {
+    let tools: Vec<&str> = EventKind::ALL
+        .iter()
+        .filter(|event| event.has_tool())
+        .map(|event| event.as_str())
+        .collect();
+    tools.join(", ")
+}
+
 pub(crate) fn parse_event(name: &str) -> Result<EventKind, String> {
     EventKind::ALL
         .iter()
@@ -757,6 +768,14 @@ pub(crate) fn parse_event(name: &str) -> Result<EventKind, String> {
             event.as_str() == name || event.as_str().replace('_', "") == name.to_ascii_lowercase()
         })
         .ok_or_else(|| {
+            // A host's event without a counterpart here, in either spelling
+            // (`WorktreeCreate`, `worktree_create`): why it cannot run.
+            let squashed = name.replace('_', "").to_ascii_lowercase();
+            if let Some(host) = crate::unmapped::events_not_run()
+                .find(|event| event.to_ascii_lowercase() == squashed)
+            {
+                return crate::unmapped::why_not(host);
+            }
             let known: Vec<&str> = EventKind::ALL.iter().map(|event| event.as_str()).collect();
             format!("unknown event \"{name}\"; events are: {}", known.join(", "))
         })

@@ -121,7 +121,7 @@ async fn public_style_hook_scripts_run_unchanged() {
 fn hooks_for_events_this_project_lacks_are_skipped_and_named_or_refused_when_strict() {
     let text = r#"{
   "hooks": {
-    "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}],
+    "WorktreeCreate": [{"hooks": [{"type": "command", "command": "make-worktree"}]}],
     "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]
   }
 }"#;
@@ -129,8 +129,9 @@ fn hooks_for_events_this_project_lacks_are_skipped_and_named_or_refused_when_str
     assert_eq!(config.len(), 1, "the rest of the file loads");
     assert_eq!(config.skipped().len(), 1);
     assert!(
-        config.skipped()[0]
-            .starts_with("settings.json:3: `Notification` hooks have no counterpart here"),
+        config.skipped()[0].starts_with(
+            "settings.json:3: `WorktreeCreate` hooks replace Claude Code's own worktree creation"
+        ),
         "{:?}",
         config.skipped()
     );
@@ -138,17 +139,16 @@ fn hooks_for_events_this_project_lacks_are_skipped_and_named_or_refused_when_str
     let Err(strict) = hooks_config::parse_strict("settings.json", text, true) else {
         panic!("strict refuses the file");
     };
-    assert!(
-        strict.problems()[0]
-            .starts_with("settings.json:3: `Notification` hooks have no counterpart here")
-    );
+    assert!(strict.problems()[0].starts_with(
+        "settings.json:3: `WorktreeCreate` hooks replace Claude Code's own worktree creation"
+    ));
 }
 
 #[test]
 fn unsupported_events_and_matchers_are_errors_naming_the_line() {
     let text = r#"{
   "hooks": {
-    "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}],
+    "WorktreeCreate": [{"hooks": [{"type": "command", "command": "make-worktree"}]}],
     "PreToolUse": [{"matcher": "mcp__(github", "hooks": [{"type": "command", "command": "true"}]}],
     "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "webhook"}]}]
   }
@@ -158,13 +158,16 @@ fn unsupported_events_and_matchers_are_errors_naming_the_line() {
     };
     let problems = error.problems();
     assert_eq!(problems.len(), 3, "{error}");
+    // In the order of the events' names: PostToolUse, PreToolUse, WorktreeCreate.
     assert!(
-        problems[0].starts_with("settings.json:3: `Notification` hooks have no counterpart here"),
+        problems[2].starts_with(
+            "settings.json:3: `WorktreeCreate` hooks replace Claude Code's own worktree creation"
+        ),
         "{error}"
     );
-    assert!(problems[1].starts_with("settings.json:5: hook `settings.json:5 (PostToolUse[0].hooks[0])`: unknown hook type \"webhook\""), "{error}");
+    assert!(problems[0].starts_with("settings.json:5: hook `settings.json:5 (PostToolUse[0].hooks[0])`: unknown hook type \"webhook\""), "{error}");
     assert!(
-        problems[2]
+        problems[1]
             .starts_with("settings.json:4: PreToolUse matcher \"mcp__(github\" is not a valid regular expression for the tool name"),
         "{error}"
     );
@@ -374,13 +377,22 @@ async fn a_codex_hooks_file_loads() {
       {"type": "command", "command": "grep -q 'rm -rf' && { echo 'no rm -rf' >&2; exit 2; } || exit 0",
        "timeoutSec": 5, "statusMessage": "Checking the command"}
     ]}],
-    "PermissionRequest": [{"hooks": [{"type": "command", "command": "true"}]}]
+    "PermissionRequest": [{"hooks": [{"type": "command", "command": "true"}]}],
+    "Interrupt": [{"hooks": [{"type": "command", "command": "true"}]}]
   }
 }"#,
     );
     assert_eq!(hooks_config::Format::of(&path), hooks_config::Format::Codex);
     let config = hooks_config::load(&path).unwrap();
-    assert_eq!(config.skipped().len(), 1, "PermissionRequest is skipped");
+    assert_eq!(config.len(), 2, "PermissionRequest loads");
+    assert_eq!(
+        config.skipped().len(),
+        1,
+        "Interrupt is skipped: {:?}",
+        config.skipped()
+    );
+    assert_eq!(config.skipped_events(), config.skipped());
+    assert!(config.skipped()[0].contains("configure them in Codex's own settings"));
     let hooks = dispatcher(config);
     assert_eq!(
         denial(&hooks, "Bash", json!({"command": "rm -rf /"}))
@@ -434,22 +446,23 @@ fn skipped_entries_show_in_describe_with_their_line() {
     let text = r#"{
   "hooks": {
     "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}],
-    "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}]
+    "WorktreeCreate": [{"hooks": [{"type": "command", "command": "make-worktree"}]}]
   }
 }"#;
     let hooks = dispatcher(hooks_config::parse("settings.json", text, true).unwrap());
     let description = hooks.describe();
     assert_eq!(description.skipped().len(), 1);
     assert!(
-        description.skipped()[0]
-            .starts_with("settings.json:4: `Notification` hooks have no counterpart here"),
+        description.skipped()[0].starts_with(
+            "settings.json:4: `WorktreeCreate` hooks replace Claude Code's own worktree creation"
+        ),
         "{:?}",
         description.skipped()
     );
     assert!(
         description
             .to_string()
-            .contains("skipped settings.json:4: `Notification` hooks"),
+            .contains("skipped settings.json:4: `WorktreeCreate` hooks"),
         "{description}"
     );
 }
@@ -637,4 +650,70 @@ mod handler_types {
             assert!(error.contains("settings.json:1:"), "{error}");
         }
     }
+}
+
+/// A `PermissionRequest` command hook printing `answer` (or exiting 2),
+/// dispatched on a `Bash` call; the outcome and the context after.
+async fn permission_hook(name: &str, command: &str) -> (Outcome, PermissionRequest) {
+    let dir = dir(name);
+    let path = write(
+        dir.join("settings.json"),
+        &format!(
+            r#"{{"hooks": {{"PermissionRequest": [{{"matcher": "Bash", "hooks": [{{"type": "command", "command": {}}}]}}]}}}}"#,
+            quoted(command)
+        ),
+    );
+    let hooks = dispatcher(hooks_config::load(&path).unwrap());
+    let mut ctx = PermissionRequest::new(
+        &Session::new("s"),
+        "Bash",
+        json!({"command": "rm -rf target"}),
+    );
+    let outcome = hooks.dispatch(&mut ctx).await;
+    (outcome, ctx)
+}
+
+#[tokio::test]
+async fn a_permission_request_script_grants_denies_or_leaves_it_to_the_person() {
+    let (outcome, ctx) = permission_hook(
+        "perm-allow",
+        r#"cat >/dev/null; echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedInput": {"command": "rm -rf target/tmp"}}}}'"#,
+    )
+    .await;
+    assert!(!outcome.is_denied());
+    let grant = ctx.granted().expect("the script granted it");
+    assert_eq!(grant.args(), &json!({"command": "rm -rf target/tmp"}));
+
+    let (outcome, _) = permission_hook(
+        "perm-deny",
+        r#"cat >/dev/null; echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "not here"}}}'"#,
+    )
+    .await;
+    assert_eq!(
+        outcome.denial().map(|d| d.reason().to_owned()).as_deref(),
+        Some("not here")
+    );
+
+    // PreToolUse's `allow` is not this event's answer: it grants nothing.
+    let (outcome, ctx) = permission_hook(
+        "perm-pretool",
+        r#"cat >/dev/null; echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}'"#,
+    )
+    .await;
+    assert!(!outcome.is_denied() && ctx.granted().is_none());
+
+    let (outcome, _) = permission_hook("perm-exit2", "echo 'no rm' >&2; exit 2").await;
+    assert_eq!(
+        outcome.denial().map(|d| d.reason().to_owned()).as_deref(),
+        Some("no rm")
+    );
+    // A script that crashes denies (fail-closed), it does not show the dialog.
+    let (outcome, ctx) = permission_hook("perm-crash", "exit 1").await;
+    assert!(outcome.is_denied() && ctx.granted().is_none());
+    let (outcome, _) = permission_hook(
+        "perm-unknown",
+        r#"cat >/dev/null; echo '{"hookSpecificOutput": {"decision": {"behavior": "maybe"}}}'"#,
+    )
+    .await;
+    assert!(outcome.is_denied(), "an unknown behavior is a broken hook");
 }

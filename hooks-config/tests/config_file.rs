@@ -112,10 +112,10 @@ command = ["true"]
         [
             "bad.toml:2: hook `no_mode`: needs exactly one of `command`, `http`, `prompt`, `agent` or `mcp_tool`",
             "bad.toml:6: hook `strict_observer`: bad pattern \"sql_.*+\" in `matches`: `*` may only start or end a tool name, as in `sql_*` or `*_write`",
-            "bad.toml:13: hook `shell_string`: `matches` only applies to tool events (pre_tool_use, post_tool_use, post_tool_use_failure), not stop",
+            "bad.toml:13: hook `shell_string`: `matches` only applies to tool events (pre_tool_use, permission_request, post_tool_use, post_tool_use_failure), not stop",
             "bad.toml:13: hook `shell_string`: bad `timeout` \"soon\": expected number at 0 (write e.g. \"5s\")",
             "bad.toml:13: hook `shell_string`: `command = \"rm -rf / | true\"` would need a shell: write it as an array (exec form, no shell), or add `shell = true`",
-            "bad.toml:20: hook `bad.toml:20`: unknown event \"before_lunch\"; events are: session_start, user_prompt_submit, pre_model_request, post_model_response, pre_tool_use, post_tool_use, post_tool_use_failure, subagent_start, subagent_stop, pre_compact, stop, session_end",
+            "bad.toml:20: hook `bad.toml:20`: unknown event \"before_lunch\"; events are: session_start, user_prompt_submit, pre_model_request, post_model_response, pre_tool_use, permission_request, post_tool_use, post_tool_use_failure, notification, subagent_start, subagent_stop, pre_compact, stop, session_end",
             "bad.toml:24: hook `strict_farewell`: `on_error = \"deny\"` is not possible on session_end: that event can neither block nor withhold its output",
         ]
     );
@@ -374,5 +374,28 @@ command = ["sh", "-c", "exit 1"]
     assert!(
         error.problems()[0].starts_with("bad.toml:1: `on_error` is \"deny\" or \"continue\""),
         "{error}"
+    );
+}
+
+#[test]
+fn a_toml_hook_on_a_host_event_that_never_runs_here_says_why() {
+    for event in ["WorktreeCreate", "worktree_create"] {
+        let text = format!("[[hooks]]\nname = \"wt\"\nevent = \"{event}\"\ncommand = [\"true\"]\n");
+        let error = parse_error("hooks.toml", &text, false);
+        assert!(
+            error.problems()[0].starts_with(
+                "hooks.toml:1: hook `wt`: `WorktreeCreate` hooks replace Claude Code's own worktree creation"
+            ),
+            "{error}"
+        );
+    }
+    // Both new events load from TOML by their snake-case names.
+    let text = "[[hooks]]\nevent = \"notification\"\ncommand = [\"true\"]\n\n\
+                [[hooks]]\nevent = \"permission_request\"\nmatches = \"Bash\"\ncommand = [\"true\"]\n";
+    assert_eq!(
+        hooks_config::parse("hooks.toml", text, false)
+            .unwrap()
+            .len(),
+        2
     );
 }

@@ -82,8 +82,8 @@ macro_rules! event_kind {
             /// What happens when a hook on this event fails and says nothing else.
             ///
             /// Guards fail closed: a failing `UserPromptSubmit`,
-            /// `PostModelResponse`, `PreToolUse` or `SubagentStart` hook
-            /// denies. `Stop` and `SubagentStop` fail *open* (the agent
+            /// `PostModelResponse`, `PreToolUse`, `PermissionRequest` or
+            /// `SubagentStart` hook denies. `Stop` and `SubagentStop` fail *open* (the agent
             /// stops): denying a stop keeps the agent running, and a hook that
             /// keeps failing would keep it running for ever. Hooks that cannot
             /// block fail open, with a warning.

@@ -38,8 +38,10 @@
 //! | model request | [`#[pre_model_request]`](macro@pre_model_request) | [`PreModelRequest`] | no | tools offered, parameters | yes |
 //! | model answered | [`#[post_model_response]`](macro@post_model_response) | [`PostModelResponse`] | yes (discard the reply) | text, requested tool calls | yes |
 //! | before a tool | [`#[pre_tool_use]`](macro@pre_tool_use) | [`PreToolUse`] | yes (deny, or ask a person) | arguments | yes |
+//! | permission dialog | [`#[permission_request]`](macro@permission_request) | [`PermissionRequest`] | yes (deny; or grant: `ctx.grant()`) | the input, with a grant | no |
 //! | after a tool | [`#[post_tool_use]`](macro@post_tool_use) | [`PostToolUse`] | no | result | yes |
 //! | a tool failed | [`#[post_tool_use_failure]`](macro@post_tool_use_failure) | [`PostToolUseFailure`] | no | the error | yes |
+//! | notification | [`#[notification]`](macro@notification) | [`Notification`] | no | — | no |
 //! | sub-agent spawned | [`#[subagent_start]`](macro@subagent_start) | [`SubagentStart`] | yes (refuse to spawn) | — | yes |
 //! | sub-agent stops | [`#[subagent_stop]`](macro@subagent_stop) | [`SubagentStop`] | yes (keep going) | — | yes |
 //! | before compaction | [`#[pre_compact]`](macro@pre_compact) | [`PreCompact`] | no | — | yes |
@@ -55,10 +57,12 @@
 //!   Runtime hooks join the same order.
 //! - **Veto**: the first `Deny` stops the chain; `Ask` waits for an
 //!   [`Approver`], and no answer by the timeout (or no approver) denies.
+//!   On `PermissionRequest` (the host's own dialog) a `Deny` wins over any
+//!   grant and an `Ask` leaves the call to the person the host asks.
 //! - **Chaining**: rewrites are seen by every later hook and by the tool.
 //! - **Injection**: concatenated in order within a byte budget (10 KiB); cuts are reported.
 //! - **Failure**: panics, `Err`s and timeouts never escape. `UserPromptSubmit`,
-//!   `PostModelResponse`, `PreToolUse` and `SubagentStart` fail closed; other
+//!   `PostModelResponse`, `PreToolUse`, `PermissionRequest` and `SubagentStart` fail closed; other
 //!   events fail open with a warning; `on_error` overrides (`"deny"` on
 //!   `PostToolUse` withholds the result).
 //! - **Cost**: sync hooks dispatch without allocating; a [`ToolHandle`] runs

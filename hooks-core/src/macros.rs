@@ -9,7 +9,7 @@
 //! | `name = "sql_guard"` | the hook's name, for ordering ties, scoping and audit | `module::path::fn_name` |
 //! | `group = "db"` | a group, for scoping with [`HooksBuilder::groups`](crate::HooksBuilder::groups) | none |
 //! | `timeout_ms = 500` | fail the hook if it runs longer (async hooks only) | none |
-//! | `on_error = "continue"` | what a failure does: `"deny"` or `"continue"`; `"deny"` only on events that can block or withhold what they hand on (`user_prompt_submit`, `post_model_response`, `pre_tool_use`, `post_tool_use`, `post_tool_use_failure`, `subagent_start`, `subagent_stop`, `stop`) and not on observers, which always continue — a compile error otherwise | `"deny"` on `user_prompt_submit`, `post_model_response`, `pre_tool_use` and `subagent_start`, else `"continue"` |
+//! | `on_error = "continue"` | what a failure does: `"deny"` or `"continue"`; `"deny"` only on events that can block or withhold what they hand on (`user_prompt_submit`, `post_model_response`, `pre_tool_use`, `permission_request`, `post_tool_use`, `post_tool_use_failure`, `subagent_start`, `subagent_stop`, `stop`) and not on observers, which always continue — a compile error otherwise | `"deny"` on `user_prompt_submit`, `post_model_response`, `pre_tool_use`, `permission_request` and `subagent_start`, else `"continue"` |
 //! | `observe` | run after the decision, whatever it was; take `&Ctx`, see [`denial`](crate::PreToolUse::denial), change nothing (for audit) | off |
 //! | `crate = my::reexport` | where `hooks_core` is, if you re-export it | `::hooks_core` |
 //!

@@ -156,6 +156,31 @@ async fn large_payments_need_a_human(ctx: &mut PreToolUse) -> Decision {
 # fn main() {}
 "#,
             }
+            PermissionRequest {
+                attr: permission_request,
+                slice: __HOOKS_CORE_V1_PERMISSION_REQUEST,
+                block: true,
+                tool: true,
+                inject: false,
+                fail_closed: true,
+                withhold: false,
+                what: "The host is about to ask the person to allow a tool call; hooks may grant it, deny it, or leave it to the person.",
+                doc: "Runs when the host is about to show its permission dialog for a tool call; may deny the call (`Decision::Deny`), grant it (`ctx.grant()`, with the input as it then stands), or say nothing, and the person is asked. A denial wins over any grant, an `Ask` leaves it to the person, and a failing hook denies.",
+                example: r#"
+use hooks_core::prelude::*;
+
+#[permission_request(matches = "Bash(cargo test*)")]
+fn tests_may_run(ctx: &mut PermissionRequest) {
+    ctx.grant();
+}
+
+#[permission_request(matches = "Bash(git push*)")]
+fn no_pushing(_ctx: &PermissionRequest) -> Decision {
+    Decision::deny("push from a terminal, not from the agent")
+}
+# fn main() {}
+"#,
+            }
             PostToolUse {
                 attr: post_tool_use,
                 slice: __HOOKS_CORE_V1_POST_TOOL_USE,
@@ -197,6 +222,29 @@ fn hint_on_timeouts(ctx: &mut PostToolUseFailure) {
         ctx.inject("The query timed out: add a WHERE clause or a LIMIT and try again.");
     }
 }
+# fn main() {}
+"#,
+            }
+            Notification {
+                attr: notification,
+                slice: __HOOKS_CORE_V1_NOTIFICATION,
+                block: false,
+                tool: false,
+                inject: false,
+                fail_closed: false,
+                withhold: false,
+                what: "The host tells the person something (a permission prompt, an idle prompt); hooks observe it.",
+                doc: "Runs when the host sends the person a notification (it needs a permission, it waits for input, ...); hooks observe it (play a sound, page someone) and can neither block nor inject.",
+                example: r#"
+use hooks_core::prelude::*;
+
+#[notification]
+fn note_idle(ctx: &mut Notification) {
+    if ctx.notification_type() == Some("idle_prompt") {
+        tracing::info!(message = ctx.message(), "the agent waits for its person");
+    }
+}
+# mod tracing { macro_rules! info { ($($t:tt)*) => {} } pub(crate) use info; }
 # fn main() {}
 "#,
             }

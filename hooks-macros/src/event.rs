@@ -94,6 +94,16 @@ impl Event {
         self.can_block() || self.can_inject() || self.can_withhold()
     }
 
+    /// The tool events' attributes, for messages: "`#[pre_tool_use]`, ...".
+    pub(crate) fn tool_attrs() -> String {
+        Event::ALL
+            .iter()
+            .filter(|event| event.has_tool())
+            .map(|event| format!("`#[{}]`", event.attr()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     pub(crate) fn context_ident(self) -> Ident {
         Ident::new(self.context(), Span::call_site())
     }

@@ -51,9 +51,8 @@ fn check_args(event: Event, args: &Args, sig: &Signature, errors: &mut Errors) {
         Some(matches) if !event.has_tool() => errors.push(syn::Error::new(
             matches.key,
             format!(
-                "`matches` only applies to tool events (`#[pre_tool_use]`, `#[post_tool_use]`, \
-                 `#[post_tool_use_failure]`); \
-                 `#[{}]` hooks run on every {} event",
+                "`matches` only applies to tool events ({}); `#[{}]` hooks run on every {} event",
+                Event::tool_attrs(),
                 event.attr(),
                 event.attr()
             ),

@@ -1,7 +1,8 @@
 //! The gateway: an MCP server whose tools are the upstreams' tools, with
 //! every `tools/list` filtered and every `tools/call` run through a `Hooks`
 //! dispatcher; resources, prompts and completion are proxied too
-//! ([`primitives`](crate::primitives)).
+//! ([`primitives`](crate::primitives)). `PermissionRequest` and
+//! `Notification`, a host's dialog and notices, are not dispatched here.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -16,6 +16,9 @@
 //! | [`HooksHook::end_session`] | `SessionEnd` |
 //! | [`HooksHook::sub_agent`] | `SubagentStart`, and a hook for the sub-agent on the parent's dispatcher |
 //!
+//! `PermissionRequest` and `Notification` are a host's permission dialog and
+//! notices to its person; rig has neither, so they are not dispatched here.
+//!
 //! [`tool_facts`] gives the dispatcher's tool catalog what rig's tool
 //! definitions say (input schemas, URL arguments), for guards to read.
 //!

@@ -6,7 +6,8 @@
 //! post-tool-use hooks on its result, or the post-tool-use-failure hooks on
 //! its error. It composes with tower's own layers: a timeout *inside* ours
 //! makes a slow tool a failure the hooks see; a concurrency limit *outside*
-//! ours bounds the calls, hooks included.
+//! ours bounds the calls, hooks included. `PermissionRequest` is not
+//! dispatched: a service has no permission dialog to answer.
 //!
 //! ```
 //! use std::time::Duration;

@@ -339,6 +339,16 @@ fn compact_reader(ctx: &mut PreCompact) {
     assert_eq!(ctx.trigger(), CompactTrigger::Auto);
 }
 
+#[permission_request(group = "new_events", matches = "Bash(rm *)")]
+fn no_rm_dialog(_ctx: &PermissionRequest) -> Decision {
+    Decision::deny("no rm")
+}
+
+#[notification(group = "new_events")]
+fn notice_reader(ctx: &mut Notification) {
+    assert!(!ctx.message().is_empty());
+}
+
 #[stop(group = "new_events")]
 fn stop_guard(ctx: &Stop) -> Decision {
     if ctx.stop_hook_active() {
@@ -363,6 +373,9 @@ fn the_new_events_and_guards_dispatch_without_allocating() {
     let mut compact = PreCompact::new(&session, CompactTrigger::Auto);
     let mut stop_now = Stop::new(&session).with_stop_hook_active(true);
     let mut stop_not_yet = Stop::new(&session);
+    let mut dialog = PermissionRequest::new(&session, "Bash", json!({"command": "ls"}));
+    let mut rm_dialog = PermissionRequest::new(&session, "Bash", json!({"command": "rm -rf a"}));
+    let mut notice = Notification::new(&session, "waiting").with_notification_type("idle_prompt");
     let failures = hooks.tool("sql_query");
     let _ = block_on(hooks.dispatch(&mut PostModelResponse::new(&session, "warm up")));
 
@@ -378,9 +391,12 @@ fn the_new_events_and_guards_dispatch_without_allocating() {
             block_on(hooks.dispatch(&mut compact)).is_continue(),
             block_on(hooks.dispatch(&mut stop_not_yet)).is_denied(),
             block_on(hooks.dispatch(&mut stop_now)).is_continue(),
+            block_on(hooks.dispatch(&mut dialog)).is_continue(),
+            block_on(hooks.dispatch(&mut rm_dialog)).is_denied(),
+            block_on(hooks.dispatch(&mut notice)).is_continue(),
         ]
     });
-    assert_eq!(outcomes, [true; 10]);
+    assert_eq!(outcomes, [true; 13]);
     assert_eq!(allocations, 0, "dispatching the new events allocated");
     assert!(reply.rewrites().is_empty());
 }

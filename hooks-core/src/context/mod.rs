@@ -15,6 +15,8 @@ mod compact;
 mod failure;
 mod fingerprint;
 mod model;
+mod notification;
+mod permission;
 mod prompt;
 mod ran;
 mod response;
@@ -27,6 +29,8 @@ mod trail;
 pub use compact::{CompactTrigger, PreCompact};
 pub use failure::{PostToolUseFailure, ToolError};
 pub use model::PreModelRequest;
+pub use notification::Notification;
+pub use permission::{Grant, PermissionRequest};
 pub use prompt::UserPromptSubmit;
 pub use response::{PostModelResponse, RequestedCall};
 pub use session::{SessionEnd, SessionStart};
@@ -144,6 +148,14 @@ pub(crate) trait Rewritable {
 
     /// Puts back what [`save`](Self::save) copied.
     fn restore(&mut self, _saved: Saved) {}
+
+    /// The running hook asked for a person where the host asks its own
+    /// (`PermissionRequest`: its dialog), so no approver is asked.
+    fn leave_to_person(&mut self) {}
+
+    /// `hook` failed (and its policy let the chain go on): what it granted
+    /// does not stand.
+    fn withdraw(&mut self, _hook: &crate::name::HookName) {}
 }
 
 /// What [`Rewritable::save`] copied.

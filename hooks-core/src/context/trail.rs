@@ -327,6 +327,11 @@ impl Trail {
         self.denial.as_ref()
     }
 
+    /// The hook running now, if any.
+    pub(crate) fn current(&self) -> Option<&HookName> {
+        self.current.as_ref()
+    }
+
     #[inline]
     pub(crate) fn enter(&mut self, hook: &HookName) {
         self.current = Some(hook.clone());

@@ -83,6 +83,12 @@ pub(crate) const fn is_stop<C: Event>() -> bool {
     matches!(C::KIND, EventKind::Stop | EventKind::SubagentStop)
 }
 
+/// Whether `C` is the host's permission dialog, which hooks answer for its person.
+#[inline]
+pub(crate) const fn is_permission_request<C: Event>() -> bool {
+    matches!(C::KIND, EventKind::PermissionRequest)
+}
+
 /// Ends the deciding phase of a stop event: a run of refusals longer than
 /// the dispatcher's cap is broken by letting the agent stop (noted), and
 /// an allowed stop starts the count again. Other events pass through.
@@ -212,6 +218,17 @@ pub(crate) fn settle<C: Event>(
                 DenialCause::from_refusal(details),
             ))
         }
+        // The host asks its person itself (its permission dialog): an ask
+        // there is a wish that they be asked, not a question for an approver.
+        // Its prompt goes to the person, who sees the dialog.
+        Ok(Decision::Ask(approval)) if is_permission_request::<C>() => {
+            ctx.__leave_to_person();
+            ctx.__trail().user_message(
+                MessageLevel::Info,
+                format!("hook `{hook}` leaves this to you: {}", approval.prompt()),
+            );
+            Settled::Continue
+        }
         Ok(Decision::Ask(approval)) if C::KIND.can_block() => Settled::Ask(approval),
         Ok(decision) => {
             // Typed hooks cannot get here; a runtime hook can (a script
@@ -267,6 +284,10 @@ pub(crate) fn settle<C: Event>(
             Settled::Continue
         }
         Err(error) => {
+            if is_permission_request::<C>() {
+                // A hook that failed answered nothing: what it granted first goes.
+                ctx.__withdraw(hook);
+            }
             tracing::warn!(
                 hook = %hook,
                 event = C::KIND.as_str(),

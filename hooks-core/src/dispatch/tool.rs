@@ -105,15 +105,20 @@ impl ToolHandle {
 
     /// How many hooks of `C`'s event may run for this tool.
     pub fn count<C: ToolEvent>(&self) -> usize {
-        self.indices::<C>().len()
+        self.indices::<C>().map_or_else(
+            || C::__table(&self.hooks.inner.tables).entries.len(),
+            <[Candidate]>::len,
+        )
     }
 
-    fn indices<C: ToolEvent>(&self) -> &[Candidate] {
+    /// The candidates of `C`'s event for this tool, where the handle keeps
+    /// them; `None` for a tool event it does not (every hook is checked).
+    fn indices<C: ToolEvent>(&self) -> Option<&[Candidate]> {
         match C::KIND {
-            EventKind::PreToolUse => &self.pre,
-            EventKind::PostToolUse => &self.post,
-            EventKind::PostToolUseFailure => &self.failure,
-            _ => &[],
+            EventKind::PreToolUse => Some(&self.pre),
+            EventKind::PostToolUse => Some(&self.post),
+            EventKind::PostToolUseFailure => Some(&self.failure),
+            _ => None,
         }
     }
 
@@ -126,13 +131,12 @@ impl ToolHandle {
         ctx: &'a mut C,
     ) -> impl Future<Output = Outcome> + Send + 'a {
         let entries = &C::__table(&self.hooks.inner.tables).entries;
-        let chain = if same_tool(ctx.tool(), &self.tool) {
-            Chain::Candidates {
+        let chain = match self.indices::<C>() {
+            Some(candidates) if same_tool(ctx.tool(), &self.tool) => Chain::Candidates {
                 entries,
-                candidates: self.indices::<C>().iter(),
-            }
-        } else {
-            Chain::All(entries.iter())
+                candidates: candidates.iter(),
+            },
+            _ => Chain::All(entries.iter()),
         };
         Dispatch::new(&self.hooks, chain, ctx)
     }

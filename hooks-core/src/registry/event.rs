@@ -84,6 +84,13 @@ pub trait Event: Serialize + Send + Sync + Sized + 'static + sealed::Sealed {
     /// withheld and `why` (events that can withhold; a no-op elsewhere).
     #[doc(hidden)]
     fn __withhold(&mut self, _why: String) {}
+    /// A hook's `Ask` on an event where the host asks its person itself
+    /// (`PermissionRequest`): recorded, and no approver is asked.
+    #[doc(hidden)]
+    fn __leave_to_person(&mut self);
+    /// `hook` failed: what it granted does not stand (`PermissionRequest`).
+    #[doc(hidden)]
+    fn __withdraw(&mut self, hook: &crate::name::HookName);
 }
 
 /// An event about one tool call ([`PreToolUse`](crate::PreToolUse),
@@ -195,6 +202,16 @@ macro_rules! events {
 
             fn __restore(&mut self, saved: Box<dyn std::any::Any + Send>) {
                 crate::context::Rewritable::restore(self, saved);
+            }
+
+            #[inline]
+            fn __leave_to_person(&mut self) {
+                crate::context::Rewritable::leave_to_person(self);
+            }
+
+            #[inline]
+            fn __withdraw(&mut self, hook: &crate::name::HookName) {
+                crate::context::Rewritable::withdraw(self, hook);
             }
 
             tool_call!($tool);

@@ -9,7 +9,7 @@ use crate::matcher::NotAllowed;
 /// What a hook on a blocking event decides.
 ///
 /// Blocking events are `UserPromptSubmit`, `PostModelResponse`, `PreToolUse`,
-/// `SubagentStart`, `SubagentStop` and `Stop`. On `Stop` and `SubagentStop`,
+/// `PermissionRequest`, `SubagentStart`, `SubagentStop` and `Stop`. On `Stop` and `SubagentStop`,
 /// `Deny` means "do not stop yet": the agent keeps going and the reason is
 /// given to the model.
 ///
@@ -39,7 +39,11 @@ pub enum Decision {
     /// Ask a person (see [`Approver`](crate::Approver)) once the rest of the
     /// chain has allowed the call: a later `Deny` means nobody is asked, and
     /// a later rewrite of the arguments voids the request (the call is
-    /// denied), so the person approves exactly the call that runs.
+    /// denied), so the person approves exactly the call that runs. On
+    /// `PermissionRequest`, the host's own dialog is that question: an `Ask`
+    /// there grants nothing and asks no approver, so the dialog is shown
+    /// ([`PermissionRequest::asked`](crate::PermissionRequest::asked)), and
+    /// its prompt is a message for the person ([`Outcome::messages`](crate::Outcome::messages)).
     Ask(Approval),
 }
 

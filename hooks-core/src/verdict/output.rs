@@ -15,7 +15,8 @@ pub type Verdict = Result<Decision, HookError>;
 ///
 /// - `()` on every event;
 /// - [`Decision`] on events that may block: `UserPromptSubmit`,
-///   `PostModelResponse`, `PreToolUse`, `SubagentStart`, `SubagentStop`, `Stop`;
+///   `PostModelResponse`, `PreToolUse`, `PermissionRequest`, `SubagentStart`,
+///   `SubagentStop`, `Stop`;
 /// - `Result<T, E>` of those, where `E: Display`: an `Err` is a hook failure,
 ///   handled by the hook's `on_error` policy;
 /// - [`Deferred`] of those, from a plain `fn`: an answer now, or a future of it.
@@ -25,7 +26,7 @@ pub type Verdict = Result<Decision, HookError>;
 #[diagnostic::on_unimplemented(
     message = "a `{E}` hook cannot return `{Self}`",
     label = "not a return type for `{E}` hooks",
-    note = "hooks return `()`, `Decision` (only on events that may block: UserPromptSubmit, PostModelResponse, PreToolUse, SubagentStart, SubagentStop, Stop), or a `Result<_, E: Display>` of those",
+    note = "hooks return `()`, `Decision` (only on events that may block: UserPromptSubmit, PostModelResponse, PreToolUse, PermissionRequest, SubagentStart, SubagentStop, Stop), or a `Result<_, E: Display>` of those",
     note = "events that cannot block change things through the context instead, e.g. `ctx.result_mut()` on PostToolUse"
 )]
 pub trait HookOutput<E> {

@@ -83,6 +83,24 @@ async fn compact(ctx: &mut PreCompact) -> Result<(), PolicyError> {
     Ok(())
 }
 
+#[permission_request(matches = "Bash(cargo test*)", on_error = "deny")]
+fn permission(ctx: &mut PermissionRequest) -> Result<Decision, PolicyError> {
+    ctx.args_mut()["description"] = json!("tests");
+    ctx.grant();
+    Ok(Decision::Continue)
+}
+
+#[permission_request(observe)]
+fn permission_seen(ctx: &PermissionRequest) {
+    let _ = (ctx.granted(), ctx.permission_suggestions());
+}
+
+#[notification]
+async fn notified(ctx: &mut Notification) -> Result<(), PolicyError> {
+    let _ = (ctx.message(), ctx.title(), ctx.notification_type());
+    Ok(())
+}
+
 #[session_end]
 fn end(_: &mut SessionEnd) -> Result<(), std::io::Error> {
     Ok(())
@@ -90,5 +108,5 @@ fn end(_: &mut SessionEnd) -> Result<(), std::io::Error> {
 
 fn main() {
     let hooks = Hooks::builder().build().unwrap();
-    assert_eq!(hooks.describe().hooks().len(), 14);
+    assert_eq!(hooks.describe().hooks().len(), 17);
 }

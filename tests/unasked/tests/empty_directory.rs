@@ -107,6 +107,22 @@ async fn a_dispatcher_that_asked_for_nothing_changes_nothing() {
             .dispatch(&mut PreCompact::new(&session, CompactTrigger::Auto))
             .await,
     );
+    check(
+        "permission dialog",
+        hooks
+            .dispatch(&mut PermissionRequest::new(
+                &session,
+                "Bash",
+                json!({"command": "ls"}),
+            ))
+            .await,
+    );
+    check(
+        "notification",
+        hooks
+            .dispatch(&mut Notification::new(&session, "waiting for input"))
+            .await,
+    );
     check("stop", hooks.dispatch(&mut Stop::new(&session)).await);
     check(
         "session end",
