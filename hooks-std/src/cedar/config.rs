@@ -15,6 +15,7 @@ use serde::Deserialize;
 /// default = "deny"                # or "allow": what happens when no policy decides
 /// schema = "strict"               # or "off": validate against the catalog's schema
 /// reload_ms = 1000                # look at the files again at most this often; 0: never
+/// shadow = false                  # true: record what it would deny, enforce nothing
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -37,6 +38,12 @@ pub struct Cedar {
     /// content) at most this often, on a call; `0` never.
     #[serde(default = "reload_ms")]
     pub reload_ms: u64,
+    /// Evaluate and record, enforce nothing: what the guard would deny is
+    /// in each outcome's `shadowed` notes (and the audit log), and no tool
+    /// is hidden. hooks-config applies it to the dispatcher it builds; in
+    /// code, give the builder `.shadow_hooks(hooks_std::cedar::HOOKS)`.
+    #[serde(default)]
+    pub shadow: bool,
 }
 
 fn reload_ms() -> u64 {
@@ -53,6 +60,7 @@ impl Cedar {
             default: Default::Deny,
             schema: SchemaCheck::Strict,
             reload_ms: reload_ms(),
+            shadow: false,
         }
     }
 }

@@ -93,6 +93,10 @@ mod value;
 pub use config::{Cedar, Default, SchemaCheck};
 pub use guard::{CedarGuard, DEFAULT_ALLOW};
 
+/// The guard's hooks, for [`HooksBuilder::shadow_hooks`](hooks_core::HooksBuilder::shadow_hooks)
+/// (and `only`, `without`).
+pub const HOOKS: [&str; 2] = ["hooks_std::cedar::guard", "hooks_std::cedar::offer"];
+
 use hooks_core::ToolCatalog;
 use hooks_core::prelude::*;
 

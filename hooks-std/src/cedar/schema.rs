@@ -104,6 +104,20 @@ pub(crate) fn generate(files: &Files, catalog: &ToolCatalog) -> Result<Schema, C
     for (name, kind) in &types {
         let total = count.get(name).copied().unwrap_or(0);
         let mut attributes = Map::new();
+        if name == TOOL {
+            // Declared whether or not this catalog's tools have them, so one
+            // policy set serves dispatchers with different tools.
+            for (key, ty) in [
+                ("read_only", "Boolean"),
+                ("destructive", "Boolean"),
+                ("idempotent", "Boolean"),
+                ("open_world", "Boolean"),
+                ("origin", "String"),
+                ("server", "String"),
+            ] {
+                attributes.insert(key.to_owned(), json!({"type": ty, "required": false}));
+            }
+        }
         for (key, (seen, ty)) in &kind.attrs {
             if let Some(mut ty) = ty.clone() {
                 ty["required"] = Value::Bool(*seen == total && !is_tool_fact(name, key));
