@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use hooks_core::prelude::*;
 use hooks_core::{DenialCause, ToolFacts};
-use hooks_std::cedar::{Cedar, CedarGuard, Default as Otherwise, SchemaCheck};
+use hooks_std::cedar::{Cedar, CedarGuard, DefaultDecision, SchemaCheck};
 
 hooks_core::link!(hooks_std);
 
@@ -173,7 +173,7 @@ async fn tool_name_variants_do_not_walk_around_a_rule() {
     )
     .unwrap();
     let hooks = hooks_with(Cedar {
-        default: Otherwise::Allow,
+        default: DefaultDecision::Allow,
         ..config(&dir)
     });
     let denied = call(&hooks, "ann", "delete_account", json!({})).await;

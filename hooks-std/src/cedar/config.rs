@@ -29,7 +29,7 @@ pub struct Cedar {
     pub entities: Option<PathBuf>,
     /// What a call no policy permits or forbids gets.
     #[serde(default)]
-    pub default: Default,
+    pub default: DefaultDecision,
     /// How the policies are checked against the schema generated from the
     /// tool catalog.
     #[serde(default)]
@@ -57,7 +57,7 @@ impl Cedar {
         Cedar {
             policies: policies.into(),
             entities: None,
-            default: Default::Deny,
+            default: DefaultDecision::Deny,
             schema: SchemaCheck::Strict,
             reload_ms: reload_ms(),
             shadow: false,
@@ -68,7 +68,7 @@ impl Cedar {
 /// What a call no policy decides gets. Either way a `forbid` that applies wins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Default {
+pub enum DefaultDecision {
     /// Denied: a call runs only if some `permit` applies (and no `forbid`).
     #[default]
     Deny,

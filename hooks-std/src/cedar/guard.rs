@@ -1,18 +1,19 @@
 //! The compiled policy set and the decision for one call.
 
+use std::collections::HashMap;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use cedar_policy::{
     Authorizer, Context, Decision as CedarDecision, Effect, Entities, EntityId, EntityTypeName,
-    EntityUid, Policy, PolicyId, PolicySet, Request, RestrictedExpression,
+    EntityUid, Policy, PolicyId, PolicySet, Request, ResourceConstraint, RestrictedExpression,
 };
 use hooks_core::prelude::*;
 use hooks_core::{Refusal, Session, ToolCatalog};
 use serde_json::Value;
 
-use super::config::{Cedar, Default as Otherwise, SchemaCheck};
+use super::config::{Cedar, DefaultDecision, SchemaCheck};
 use super::entities::{self, TOOL};
 use super::files::{self, Files, Stamp};
 use super::schema;
@@ -80,6 +81,11 @@ struct Compiled {
     /// catalog lives as long as the dispatcher).
     catalog: usize,
     files: Arc<Files>,
+    /// The policies that can apply to a call of each catalog tool (those
+    /// whose resource is not `== Tool::"<another>"`): Cedar evaluates every
+    /// policy of the set it is given, and most are about one tool.
+    by_tool: HashMap<String, PolicySet>,
+    /// All of them, for a tool not in the catalog.
     policies: PolicySet,
     /// What decides whether a tool is offered at all: each `permit` without
     /// its conditions on the context, each `forbid` that has none.
@@ -232,7 +238,7 @@ impl CedarGuard {
                 Effect::Forbid => {}
             }
         }
-        if self.config.default == Otherwise::Allow {
+        if self.config.default == DefaultDecision::Allow {
             let allow = Policy::parse(
                 Some(PolicyId::new(DEFAULT_ALLOW)),
                 "permit(principal, action, resource);",
@@ -243,9 +249,11 @@ impl CedarGuard {
                     .map_err(|error| ConfigError::new("cedar", error.to_string()))?;
             }
         }
+        let by_tool = slices(&policies, catalog)?;
         Ok(Compiled {
             catalog: std::ptr::from_ref(catalog) as usize,
             files: files.clone(),
+            by_tool,
             policies,
             listing,
             entities,
@@ -282,9 +290,10 @@ impl CedarGuard {
                 );
             }
         };
-        let response =
-            self.authorizer
-                .is_authorized(&request.0, &compiled.policies, &compiled.entities);
+        let policies = compiled.by_tool.get(tool).unwrap_or(&compiled.policies);
+        let response = self
+            .authorizer
+            .is_authorized(&request.0, policies, &compiled.entities);
         let diagnostics = response.diagnostics();
         let errored: Vec<String> = diagnostics
             .errors()
@@ -468,6 +477,33 @@ fn session_record(session: &Session) -> Result<RestrictedExpression, Unrepresent
         at: "session".to_owned(),
         why: "a key appears twice",
     })
+}
+
+/// For each catalog tool, the policies whose resource constraint does not
+/// name another tool. A policy left out could not apply: its scope is false.
+fn slices(
+    policies: &PolicySet,
+    catalog: &ToolCatalog,
+) -> Result<HashMap<String, PolicySet>, ConfigError> {
+    let mut general = Vec::new();
+    let mut named: HashMap<String, Vec<Policy>> = HashMap::new();
+    for policy in policies.policies() {
+        match policy.resource_constraint() {
+            ResourceConstraint::Eq(uid) if uid.type_name().to_string() == TOOL => named
+                .entry(uid.id().unescaped().to_owned())
+                .or_default()
+                .push(policy.clone()),
+            _ => general.push(policy.clone()),
+        }
+    }
+    let mut slices = HashMap::with_capacity(catalog.len());
+    for tool in catalog.iter() {
+        let own = named.get(tool.name()).map_or(&[][..], Vec::as_slice);
+        let set = PolicySet::from_policies(general.iter().chain(own).cloned())
+            .map_err(|error| ConfigError::new("cedar", error.to_string()))?;
+        slices.insert(tool.name().to_owned(), set);
+    }
+    Ok(slices)
 }
 
 /// A permit policy with every condition on the context taken out: each

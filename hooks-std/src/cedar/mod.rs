@@ -90,7 +90,7 @@ mod guard;
 mod schema;
 mod value;
 
-pub use config::{Cedar, Default, SchemaCheck};
+pub use config::{Cedar, DefaultDecision, SchemaCheck};
 pub use guard::{CedarGuard, DEFAULT_ALLOW};
 
 /// The guard's hooks, for [`HooksBuilder::shadow_hooks`](hooks_core::HooksBuilder::shadow_hooks)

@@ -226,11 +226,27 @@ fn session_type() -> Value {
 /// declares, each optional (a policy checks `has` first). An argument two
 /// tools type differently gets no type, so no policy may read it.
 fn arguments(catalog: &ToolCatalog) -> Value {
+    // A tool without an input schema (a host's own: Claude Code's `Read`)
+    // may still declare what its top-level arguments hold: strings.
+    let declared: Vec<Value> = catalog
+        .iter()
+        .filter(|tool| tool.input_schema().is_none())
+        .map(|tool| {
+            let properties: Map<String, Value> = tool
+                .args()
+                .iter()
+                .filter(|arg| !arg.path.starts_with('/'))
+                .map(|arg| (arg.path.clone(), json!({"type": "string"})))
+                .collect();
+            json!({"type": "object", "properties": properties})
+        })
+        .collect();
     record_of(
         catalog
             .iter()
             .filter_map(|tool| tool.input_schema())
-            .map(|fact| &fact.value),
+            .map(|fact| &fact.value)
+            .chain(&declared),
     )
 }
 
