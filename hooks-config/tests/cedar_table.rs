@@ -78,3 +78,50 @@ fn a_policy_file_that_does_not_parse_names_the_table_and_the_policy_line() {
     assert!(error.contains("policy.toml:2: [cedar]"), "{error}");
     assert!(error.contains(&format!("{}:3", bad.display())), "{error}");
 }
+
+/// `hooks-replay` against a new policy set: last week's refunds, replayed
+/// through the example policies, show which would now be denied, and by what.
+#[test]
+fn replaying_a_log_against_a_new_policy_set_shows_what_would_change() {
+    let dir =
+        std::env::temp_dir().join(format!("hooks-config-cedar-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("audit.jsonl");
+    std::fs::write(
+        &log,
+        r#"{"ts":"2026-01-05T10:00:00.000Z","session":"s1","agent":"main","user":"ann","tool":"refund","call_id":"c1","args":{"amount":50},"decision":"allowed","rewrites":[]}
+{"ts":"2026-01-05T10:00:01.000Z","session":"s1","agent":"main","user":"ann","tool":"refund","call_id":"c2","args":{"amount":500},"decision":"allowed","rewrites":[]}
+{"ts":"2026-01-05T10:00:02.000Z","session":"s2","agent":"main","user":"fay","tool":"refund","call_id":"c3","args":{"amount":500},"decision":"allowed","rewrites":[]}
+"#,
+    )
+    .unwrap();
+    let config = dir.join("policies.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "{}\n[tools.refund]\nread_only = false\nschema = {{ type = \"object\", properties = {{ amount = {{ type = \"integer\" }} }} }}\n",
+            table("")
+        ),
+    )
+    .unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_hooks-replay"))
+        .args(["--config".as_ref(), config.as_os_str(), log.as_os_str()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("line 2: `refund` (call c2) in session s1 for ann: would newly deny"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("no Cedar policy permits User::\"ann\" to call `refund`"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("(call c1)"), "{stdout}");
+    assert!(!stdout.contains("(call c3)"), "{stdout}");
+}
