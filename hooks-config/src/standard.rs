@@ -1,5 +1,5 @@
 //! The standard hooks' tables: `[read_only]`, `[truncate]`, `[rate_limit]`,
-//! `[audit_log]` and `[approval]`. Each configures its hook for the dispatcher
+//! `[audit_log]`, `[approval]` and `[cedar]`. Each configures its hook for the dispatcher
 //! the file is applied to, and no other.
 //!
 //! A table needs its hook compiled into the program: hooks-config forces no

@@ -15,7 +15,7 @@
 //! no dispatcher by itself: a standard hook runs in a dispatcher only when
 //! that dispatcher is given its policy — a [`read_only::ReadOnlyGuard`],
 //! [`truncate::Truncator`], [`rate_limit::RateLimiter`], [`audit::Auditor`],
-//! [`approval::ApprovalPolicy`], a [`redact::Redactor`] for the scrubbers —
+//! [`approval::ApprovalPolicy`], a [`cedar::CedarGuard`], a [`redact::Redactor`] for the scrubbers —
 //! built from code or from a config file's table
 //! ([`hooks_core::opt_in!`]). No file is written whose path nobody named, and
 //! no limit applies that nobody set. One process can hold several dispatchers
