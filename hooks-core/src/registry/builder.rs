@@ -382,6 +382,9 @@ impl HooksBuilder {
     ///     .require_shadow(["no_rm"])
     ///     .build();
     /// assert!(hooks.is_ok());
+    ///
+    /// let typo = Hooks::builder().without_linked().shadow_hooks(["no_rn"]).build();
+    /// assert!(typo.unwrap_err().to_string().contains("`shadow_hooks` names hook `no_rn`"));
     /// ```
     pub fn shadow_hooks<I: IntoIterator<Item = S>, S: Into<String>>(mut self, names: I) -> Self {
         self.shadow_hooks.extend(names.into_iter().map(Into::into));
