@@ -449,6 +449,23 @@ fn with_session_env(runner: Runner, session_env: &Arc<SessionEnv>) -> Runner {
     }
 }
 
+/// Checks what only a built dispatcher can tell: the `[cedar]` policies
+/// against its tool catalog (an unknown tool, argument, attribute or
+/// action is an error naming the policy's file and line). Call it after
+/// `build()`, at start-up; without it the first call checks, and is denied
+/// if they do not validate. Without the `cedar` feature there is nothing to check.
+pub fn validate(hooks: &hooks_core::Hooks) -> Result<(), LoadError> {
+    #[cfg(feature = "cedar")]
+    if let Some(guard) = hooks.state::<hooks_std::cedar::CedarGuard>() {
+        guard.validate(hooks.catalog()).map_err(|error| LoadError {
+            problems: vec![error.to_string()],
+        })?;
+    }
+    #[cfg(not(feature = "cedar"))]
+    let _ = hooks;
+    Ok(())
+}
+
 /// Why a configuration was refused: every problem, each naming file, line and hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadError {

@@ -1,5 +1,5 @@
 //! The standard hooks' tables: `[read_only]`, `[truncate]`, `[rate_limit]`,
-//! `[audit_log]` and `[approval]`. Each configures its hook for the dispatcher
+//! `[audit_log]`, `[approval]` and `[cedar]`. Each configures its hook for the dispatcher
 //! the file is applied to, and no other.
 //!
 //! A table needs its hook compiled into the program: hooks-config forces no
@@ -34,6 +34,7 @@ table_type!(
 );
 table_type!("audit-log", AuditTable, hooks_std::audit::Audit);
 table_type!("approval", ApprovalTable, hooks_std::approval::Approvals);
+table_type!("cedar", CedarTable, hooks_std::cedar::Cedar);
 
 /// A table for a hook this program was built without: read whole, then refused.
 #[derive(Deserialize)]
@@ -48,6 +49,7 @@ pub(crate) struct StdSettings {
     pub(crate) rate_limit: Option<(u32, RateLimitTable)>,
     pub(crate) audit_log: Option<(u32, AuditTable)>,
     pub(crate) approval: Option<(u32, ApprovalTable)>,
+    pub(crate) cedar: Option<(u32, CedarTable)>,
     /// `approval_channel = "terminal"`, and its line.
     pub(crate) terminal_approvals: Option<u32>,
     /// `[approval_webhook]`: the channel announcing new requests, and its line.
@@ -85,6 +87,7 @@ impl StdSettings {
                 self.audit_log.as_ref().map(|t| t.0),
             ),
             ("approval", "approval", self.approval.as_ref().map(|t| t.0)),
+            ("cedar", "cedar", self.cedar.as_ref().map(|t| t.0)),
             ("redact", "redact", self.redact.as_ref().map(|t| t.line)),
         ];
         #[cfg(all(feature = "approval", feature = "http"))]
@@ -140,7 +143,8 @@ impl StdSettings {
             feature = "truncate",
             feature = "rate-limit",
             feature = "audit-log",
-            feature = "approval"
+            feature = "approval",
+            feature = "cedar"
         )),
         allow(clippy::unnecessary_wraps, clippy::unused_self, unused_variables)
     )]
@@ -200,6 +204,22 @@ impl StdSettings {
             }
             None => None,
         };
+        // Files read and parsed now: a policy that does not parse names its file and line.
+        #[cfg(feature = "cedar")]
+        if let Some((line, table)) = self.cedar {
+            let shadow = table.shadow;
+            match hooks_std::cedar::CedarGuard::new(table) {
+                Ok(guard) => prepared.step(move |builder| {
+                    let builder = builder.state(guard);
+                    if shadow {
+                        builder.shadow_hooks(hooks_std::cedar::HOOKS)
+                    } else {
+                        builder
+                    }
+                }),
+                Err(error) => problems.push(file, line, None, format!("[cedar]: {error}")),
+            }
+        }
         #[cfg(feature = "approval")]
         if let Some((line, table)) = &self.approval
             && let Err(error) = hooks_std::approval::ApprovalPolicy::new(table)
@@ -330,6 +350,7 @@ fn compiled_in(feature: &str) -> bool {
         ("audit-log", cfg!(feature = "audit-log")),
         ("approval", cfg!(feature = "approval")),
         ("redact", cfg!(feature = "redact")),
+        ("cedar", cfg!(feature = "cedar")),
     ]
     .contains(&(feature, true))
 }
@@ -349,7 +370,8 @@ impl Prepared {
             feature = "truncate",
             feature = "rate-limit",
             feature = "audit-log",
-            feature = "approval"
+            feature = "approval",
+            feature = "cedar"
         )),
         allow(dead_code)
     )]

@@ -130,6 +130,7 @@ struct File {
     rate_limit: Option<Spanned<RateLimitTable>>,
     audit_log: Option<Spanned<AuditTable>>,
     approval: Option<Spanned<ApprovalTable>>,
+    cedar: Option<Spanned<crate::standard::CedarTable>>,
     /// `cli` (default) or `terminal`.
     approval_channel: Option<Spanned<String>>,
     /// MCP servers for a gateway (`hooks-mcp`) to put the hooks in front of.
@@ -421,6 +422,9 @@ pub(crate) fn parse(file: &Arc<str>, text: &str, problems: &mut Problems) -> Par
             .map(|table| (at(table.span()), table.into_inner())),
         approval: parsed
             .approval
+            .map(|table| (at(table.span()), table.into_inner())),
+        cedar: parsed
+            .cedar
             .map(|table| (at(table.span()), table.into_inner())),
         terminal_approvals: terminal_approvals(
             file,

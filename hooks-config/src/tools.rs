@@ -14,6 +14,9 @@
 //! [tools.purge_cache]
 //! read_only = false
 //! destructive = true
+//!
+//! [tools.refund]                    # its input's JSON Schema (the Cedar guard types
+//! schema = { type = "object", properties = { amount = { type = "integer" } } }  # `context.args` by it)
 //! ```
 //!
 //! Roles: `sql`, `shell`, `path`, `url`, `secret`.
@@ -37,6 +40,8 @@ pub(crate) struct ToolEntry {
     open_world: Option<bool>,
     #[serde(default)]
     args: BTreeMap<String, String>,
+    /// The input's JSON Schema, as a TOML table.
+    schema: Option<toml::Value>,
 }
 
 /// Checks each `[tools.NAME]` table: a name, something declared, effects
@@ -62,11 +67,12 @@ pub(crate) fn check(
             && entry.destructive.is_none()
             && entry.idempotent.is_none()
             && entry.open_world.is_none()
-            && entry.args.is_empty();
+            && entry.args.is_empty()
+            && entry.schema.is_none();
         if nothing {
             fail(
                 "declares nothing: give `read_only`, `destructive`, `idempotent`, \
-                 `open_world` or `args`"
+                 `open_world`, `args` or `schema`"
                     .to_owned(),
             );
             continue;
@@ -92,6 +98,15 @@ pub(crate) fn check(
             facts = facts.with_open_world(open_world);
         }
         let mut ok = true;
+        if let Some(schema) = entry.schema {
+            match serde_json::to_value(&schema) {
+                Ok(schema @ serde_json::Value::Object(_)) => facts = facts.schema(schema),
+                _ => {
+                    fail("`schema` is a JSON Schema: a table, as `{ type = \"object\", properties = { .. } }`".to_owned());
+                    ok = false;
+                }
+            }
+        }
         for (path, role) in entry.args {
             match role.parse::<ArgRole>() {
                 Ok(role) if !path.is_empty() => facts = facts.arg(path, role),

@@ -314,6 +314,8 @@ async fn run(invocation: Invocation) -> Result<(), String> {
         .install(builder)
         .build()
         .map_err(|error| error.to_string())?;
+    // The `[cedar]` policies against the upstreams' tools, before any client connects.
+    hooks_config::validate(&hooks).map_err(|error| error.to_string())?;
     let gateway = Gateway::with_pins(hooks, upstreams, pins)?.with_client_approvals(approvals);
     let Some(address) = invocation.http else {
         return hooks_mcp::serve_stdio(gateway)

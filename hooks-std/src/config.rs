@@ -17,7 +17,8 @@ impl ConfigError {
             feature = "truncate",
             feature = "rate-limit",
             feature = "audit-log",
-            feature = "approval"
+            feature = "approval",
+            feature = "cedar"
         )),
         allow(dead_code)
     )]

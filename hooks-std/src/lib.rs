@@ -8,13 +8,14 @@
 //! | `rate-limit` | `hooks_std::rate_limit::guard` | `PreToolUse` | per tool / user / metadata-key limits, with retry-after |
 //! | `approval` | `hooks_std::approval::gate` + [`approval::ApprovalGate`] | `PreToolUse` | a person's yes before flagged calls; SQLite-backed, survives restarts, `hooks-approve` CLI |
 //! | `redact` | `hooks_std::redact::{scrub, scrub_error}` + [`redact::Redactor`] | `PostToolUse`, `PostToolUseFailure` | secrets the dispatcher knows (`.redactor(..)`), in any encoding, taken out of tool results and errors before the model reads them; the redactor the audit log and approvals use |
+//! | `cedar` | `hooks_std::cedar::{guard, offer}` + [`cedar::CedarGuard`] | `PreToolUse`, `PreModelRequest` | Cedar policies over the tool catalog: default deny or allow, forbid wins, denials name the policy, tools no policy permits not offered |
 //! | `replay` | [`replay::replay`] (no hook) | — | runs an audit log or a transcript through a dispatcher and reports where it decides differently; runs no tool |
 //!
 //! Turning a feature on links its hooks (in group `hooks_std`), and changes
 //! no dispatcher by itself: a standard hook runs in a dispatcher only when
 //! that dispatcher is given its policy — a [`read_only::ReadOnlyGuard`],
 //! [`truncate::Truncator`], [`rate_limit::RateLimiter`], [`audit::Auditor`],
-//! [`approval::ApprovalPolicy`], a [`redact::Redactor`] for the scrubbers —
+//! [`approval::ApprovalPolicy`], a [`cedar::CedarGuard`], a [`redact::Redactor`] for the scrubbers —
 //! built from code or from a config file's table
 //! ([`hooks_core::opt_in!`]). No file is written whose path nobody named, and
 //! no limit applies that nobody set. One process can hold several dispatchers
@@ -50,6 +51,8 @@
 pub mod approval;
 #[cfg(feature = "audit-log")]
 pub mod audit;
+#[cfg(feature = "cedar")]
+pub mod cedar;
 mod config;
 #[cfg(feature = "postgres")]
 mod postgres;

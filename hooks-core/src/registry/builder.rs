@@ -58,6 +58,7 @@ pub struct HooksBuilder {
     stop_denial_cap: u32,
     ask_again_after_rewrite: bool,
     shadow_groups: BTreeSet<String>,
+    shadow_hooks: BTreeSet<String>,
     tools: Option<Vec<String>>,
     facts: Vec<ToolFacts>,
     states: StateMap,
@@ -83,6 +84,7 @@ impl Hooks {
             stop_denial_cap: DEFAULT_STOP_DENIAL_CAP,
             ask_again_after_rewrite: false,
             shadow_groups: BTreeSet::new(),
+            shadow_hooks: BTreeSet::new(),
             tools: None,
             facts: Vec::new(),
             states: StateMap::default(),
@@ -363,6 +365,32 @@ impl HooksBuilder {
         self
     }
 
+    /// Runs the deciding hooks with these names in shadow, as
+    /// [`shadow_groups`](Self::shadow_groups) does for groups: a linked
+    /// standard hook can be tried on live traffic before it enforces. A
+    /// name no hook has is a build error.
+    ///
+    /// ```
+    /// use hooks_core::prelude::*;
+    ///
+    /// let hooks = Hooks::builder()
+    ///     .without_linked()
+    ///     .hook(Hook::new("no_rm", |ctx: &PreToolUse| {
+    ///         if ctx.tool() == "rm" { Decision::deny("no") } else { Decision::Continue }
+    ///     }))
+    ///     .shadow_hooks(["no_rm"])
+    ///     .require_shadow(["no_rm"])
+    ///     .build();
+    /// assert!(hooks.is_ok());
+    ///
+    /// let typo = Hooks::builder().without_linked().shadow_hooks(["no_rn"]).build();
+    /// assert!(typo.unwrap_err().to_string().contains("`shadow_hooks` names hook `no_rn`"));
+    /// ```
+    pub fn shadow_hooks<I: IntoIterator<Item = S>, S: Into<String>>(mut self, names: I) -> Self {
+        self.shadow_hooks.extend(names.into_iter().map(Into::into));
+        self
+    }
+
     /// Tells the dispatcher the agent's tools, and what is known about them.
     ///
     /// A tool hook whose pattern matches none of them is then a start-up
@@ -565,6 +593,7 @@ impl HooksBuilder {
         }
         problems.extend(unknown_groups("without_groups", &self.without_groups));
         problems.extend(unknown_groups("shadow_groups", &self.shadow_groups));
+        problems.extend(unknown_names("shadow_hooks", &self.shadow_hooks));
     }
 }
 
@@ -610,7 +639,8 @@ impl VisitTable for Collect<'_> {
         for entry in &mut table.entries {
             let group = entry.meta.group.as_deref();
             if !entry.meta.observer
-                && group.is_some_and(|group| self.builder.shadow_groups.contains(group))
+                && (group.is_some_and(|group| self.builder.shadow_groups.contains(group))
+                    || self.builder.shadow_hooks.contains(entry.meta.name.as_str()))
             {
                 entry.meta.shadow = true;
             }
