@@ -226,3 +226,52 @@ where
     }
     outputs
 }
+
+/// With no hook after the call (none on `post_tool_use` or its failure), the
+/// service takes the arguments as the pre-hooks left them and its answer or
+/// error reaches the caller as it would through empty post-hooks.
+#[tokio::test]
+async fn without_post_hooks_the_service_gets_the_rewritten_arguments_and_answers_itself() {
+    let hooks = Hooks::builder()
+        .without_linked()
+        .hook(Hook::new("pin", |ctx: &mut PreToolUse| {
+            ctx.args_mut()["host"] = json!("api.internal");
+        }))
+        .build()
+        .unwrap();
+    assert_eq!(
+        hooks.count::<PostToolUse>() + hooks.count::<PostToolUseFailure>(),
+        0
+    );
+    let service = service_fn(|call: ToolRequest| async move {
+        if call.args["fail"] == true {
+            Err::<Value, BoxError>("the tool broke".into())
+        } else {
+            Ok(json!({"host": call.args["host"]}))
+        }
+    });
+    let layer = ServiceBuilder::new()
+        .layer(HooksLayer::new(hooks))
+        .service(service);
+    let session = Session::new("s");
+    let answer = layer
+        .clone()
+        .oneshot(ToolRequest::new(&session, "get", json!({"host": "evil"})))
+        .await
+        .unwrap();
+    assert_eq!(answer, json!({"host": "api.internal"}));
+    let error = layer
+        .oneshot(ToolRequest::new(&session, "get", json!({"fail": true})))
+        .await
+        .unwrap_err();
+    match error {
+        HookedError::Failed {
+            error,
+            source: Some(source),
+        } => {
+            assert_eq!(error.message(), "the tool broke");
+            assert_eq!(source.to_string(), "the tool broke");
+        }
+        other => panic!("expected the service's failure, got {other:?}"),
+    }
+}

@@ -21,15 +21,117 @@ pub(crate) trait Fingerprint {
 
     /// A hash of its content, the same for equal content within this process.
     fn fingerprint(&self) -> u64 {
-        let mut hasher = hasher();
+        let mut hasher = Sip13::keyed();
         self.feed(&mut hasher);
         hasher.finish()
     }
 }
 
-fn hasher() -> impl Hasher {
-    static KEYS: OnceLock<RandomState> = OnceLock::new();
-    KEYS.get_or_init(RandomState::new).build_hasher()
+/// `SipHash-1-3` (the algorithm of std's `DefaultHasher`), keyed at random
+/// once per process, over whole 8-byte blocks: every write is zero-padded
+/// to a block boundary, so no write waits in a tail buffer for the next
+/// one. Padding is unambiguous because every variable-length write is of
+/// text whose length was written first, and every other write has a fixed
+/// size. Values are fed as many small writes (a tag, a key, a short
+/// string): std's hasher buffered each; this hashes each at once (the
+/// 3-hook rewrite benchmark: 6,642 → 4,842 instructions above the direct
+/// calls, with the short strings below packed into one block each).
+#[derive(Clone, Copy)]
+struct Sip13 {
+    v0: u64,
+    v1: u64,
+    v2: u64,
+    v3: u64,
+    /// Blocks compressed, for the final block (as `SipHash` counts bytes).
+    blocks: u64,
+}
+
+impl Sip13 {
+    fn keyed() -> Self {
+        static KEYS: OnceLock<(u64, u64)> = OnceLock::new();
+        // Two outputs of std's randomly keyed SipHash: 128 secret bits.
+        let &(k0, k1) = KEYS.get_or_init(|| {
+            let state = RandomState::new();
+            (state.hash_one(0_u64), state.hash_one(1_u64))
+        });
+        Sip13::with_keys(k0, k1)
+    }
+
+    fn with_keys(k0: u64, k1: u64) -> Self {
+        Sip13 {
+            v0: k0 ^ 0x736f_6d65_7073_6575,
+            v1: k1 ^ 0x646f_7261_6e64_6f6d,
+            v2: k0 ^ 0x6c79_6765_6e65_7261,
+            v3: k1 ^ 0x7465_6462_7974_6573,
+            blocks: 0,
+        }
+    }
+
+    #[inline]
+    fn round(&mut self) {
+        self.v0 = self.v0.wrapping_add(self.v1);
+        self.v1 = self.v1.rotate_left(13) ^ self.v0;
+        self.v0 = self.v0.rotate_left(32);
+        self.v2 = self.v2.wrapping_add(self.v3);
+        self.v3 = self.v3.rotate_left(16) ^ self.v2;
+        self.v0 = self.v0.wrapping_add(self.v3);
+        self.v3 = self.v3.rotate_left(21) ^ self.v0;
+        self.v2 = self.v2.wrapping_add(self.v1);
+        self.v1 = self.v1.rotate_left(17) ^ self.v2;
+        self.v2 = self.v2.rotate_left(32);
+    }
+
+    #[inline]
+    fn block(&mut self, m: u64) {
+        self.v3 ^= m;
+        self.round();
+        self.v0 ^= m;
+        self.blocks = self.blocks.wrapping_add(1);
+    }
+}
+
+impl Hasher for Sip13 {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0; 8];
+            word.copy_from_slice(chunk);
+            self.block(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.block(u64::from_le_bytes(word));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, value: u8) {
+        self.block(u64::from(value));
+    }
+
+    #[inline]
+    fn write_u64(&mut self, value: u64) {
+        self.block(value);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, value: usize) {
+        self.block(value as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        let mut last = *self;
+        // SipHash's final block: the message length's low byte on top.
+        last.block(last.blocks.wrapping_mul(8) << 56);
+        last.v2 ^= 0xff;
+        last.round();
+        last.round();
+        last.round();
+        last.v0 ^ last.v1 ^ last.v2 ^ last.v3
+    }
 }
 
 /// A node's tag and length in one write (each write costs the hasher a
@@ -38,10 +140,21 @@ fn feed_head(tag: u8, len: usize, hasher: &mut impl Hasher) {
     hasher.write_u64(u64::from(tag) << 56 | (len as u64 & ((1 << 56) - 1)));
 }
 
-/// Text, its length first (so `"ab","c"` and `"a","bc"` differ).
+/// Text, its length first (so `"ab","c"` and `"a","bc"` differ). Up to
+/// six bytes (most keys, many values) go in one block with their tag
+/// (6, which no other node has) and length.
 fn feed_str(text: &str, hasher: &mut impl Hasher) {
-    feed_head(3, text.len(), hasher);
-    hasher.write(text.as_bytes());
+    let bytes = text.as_bytes();
+    if let Ok(len @ 0..=6) = u8::try_from(bytes.len()) {
+        let mut word = [0; 8];
+        word[..bytes.len()].copy_from_slice(bytes);
+        word[6] = len;
+        word[7] = 6;
+        hasher.write_u64(u64::from_le_bytes(word));
+    } else {
+        feed_head(3, bytes.len(), hasher);
+        hasher.write(bytes);
+    }
 }
 
 impl Fingerprint for Value {
@@ -141,6 +254,21 @@ mod tests {
     }
 
     #[test]
+    fn the_hasher_is_siphash_1_3_on_whole_blocks() {
+        // std's `DefaultHasher::new()` is SipHash-1-3 with zero keys: on
+        // input of whole blocks both must agree, bit for bit.
+        let mut std = std::hash::DefaultHasher::new();
+        let mut ours = Sip13::with_keys(0, 0);
+        for word in [0_u64, 1, u64::MAX, 0x0123_4567_89ab_cdef] {
+            std.write(&word.to_le_bytes());
+            ours.write_u64(word);
+        }
+        std.write(b"sixteen  bytes!!");
+        ours.write(b"sixteen  bytes!!");
+        assert_eq!(ours.finish(), std.finish());
+    }
+
+    #[test]
     fn values_that_would_feed_alike_without_tags_and_lengths_differ() {
         let pairs = [
             (json!(["ab", "c"]), json!(["a", "bc"])),
@@ -151,6 +279,9 @@ mod tests {
             (json!([[]]), json!([])),
             (json!(-1), json!(u64::MAX)),
             (json!({"a": 1, "b": 2}), json!({"a": 1})),
+            (json!("abcdef"), json!("abcdefg")),
+            (json!(["abc\0"]), json!(["abc"])),
+            (json!([""]), json!([null])),
         ];
         for (a, b) in pairs {
             assert_ne!(a.fingerprint(), b.fingerprint(), "{a} and {b}");

@@ -113,11 +113,17 @@ macro_rules! common {
             }
 
             /// Records a rewrite for each field the hook that just ran
-            /// borrowed mutably and changed.
+            /// borrowed mutably and changed. Inline, as every hook's start
+            /// and every dispatch's end pay for it: the check only.
+            #[inline]
             pub(crate) fn settle_touched(&mut self) {
-                if !self.trail.has_touched() {
-                    return;
+                if self.trail.has_touched() {
+                    self.settle_touched_fields();
                 }
+            }
+
+            #[inline(never)]
+            fn settle_touched_fields(&mut self) {
                 for (field, before) in self.trail.take_touched() {
                     let now = Rewritable::fingerprint_of(self, field);
                     if now != before {

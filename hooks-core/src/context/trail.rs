@@ -463,6 +463,7 @@ impl Trail {
         self.notes.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    #[inline]
     pub(crate) fn notes_mut(&mut self) -> &mut Notes {
         self.notes.get_mut().unwrap_or_else(PoisonError::into_inner)
     }

@@ -33,7 +33,7 @@ use crate::registry::Event;
 use crate::registry::Hooks;
 use crate::registry::table::Entry;
 use crate::verdict::{
-    Approval, Decision, Denial, DenialCause, HookError, MessageLevel, Outcome, Shadowed,
+    Approval, Decision, Denial, DenialCause, HookError, MessageLevel, Notes, Outcome, Shadowed,
     StopCapped, Verdict, Would, redacted,
 };
 
@@ -130,8 +130,19 @@ pub(crate) fn cap_stops<C: Event>(
 #[inline]
 pub(crate) fn conclude<C: Event>(ctx: &mut C, denial: Option<Denial>) -> Outcome {
     let notes = ctx.__trail().notes_mut();
-    let notes = (!notes.is_empty()).then(|| Box::new(notes.clone()));
+    let notes = if notes.is_empty() {
+        None
+    } else {
+        Some(boxed(notes))
+    };
     Outcome::new(ctx.__call_id(), denial, notes)
+}
+
+/// A copy of what hooks noted, for the outcome: out of line, as most
+/// dispatches note nothing.
+#[inline(never)]
+fn boxed(notes: &Notes) -> Box<Notes> {
+    Box::new(notes.clone())
 }
 
 /// Runs a shadow hook: it runs as any hook would, and what it would have

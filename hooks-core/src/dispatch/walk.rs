@@ -83,49 +83,74 @@ impl<C: Event> Future for Dispatch<'_, C> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
         let this = self.get_mut();
-        let state = std::mem::replace(&mut this.state, State::Done);
-        let State::Start {
-            hooks,
-            mut chain,
-            ctx,
-        } = state
-        else {
-            this.state = state;
+        // The start is used where it lies: moving the whole state out (it is
+        // as large as its largest variant) cost more than a small hook.
+        let State::Start { hooks, chain, ctx } = &mut this.state else {
             return this.poll_on(cx);
         };
+        let hooks = *hooks;
         ctx.__trail().set_budget(hooks.inner.injection_budget);
-        super::attach_facts(hooks, ctx);
+        super::attach_facts(hooks, *ctx);
         // A span costs more than a small hook even when nobody listens: ask
         // once whether anyone does (one relaxed load).
         let traced = tracing::level_enabled!(tracing::Level::DEBUG);
         let observed = C::__table(&hooks.inner.tables).observers > 0;
         let all = chain.clone();
-        let step = if traced {
-            let walk = Walk::new(hooks, chain, all, traced, observed);
-            Step::Wait(State::Slow(Box::pin(walk.carry_on(ctx, None))))
+        let stretch = if traced {
+            None
         } else {
             // The common case ends here: every hook a plain call that let
             // the call through, and no observers.
-            let stretch = sync_stretch(&mut chain, ctx, false);
+            let stretch = sync_stretch(chain, ctx, false);
             if matches!(stretch, Stretch::Done) && !observed && ctx.__trail().approvals().is_empty()
             {
                 ctx.__leave();
-                let _ = cap_stops(hooks, ctx, None);
-                return Poll::Ready(conclude(ctx, None));
+                if super::is_stop::<C>() {
+                    let _ = cap_stops(hooks, *ctx, None);
+                }
+                let outcome = conclude(*ctx, None);
+                // The start holds nothing to drop: forgetting it spares the
+                // state's drop glue (the read is optimized away).
+                std::mem::forget(std::mem::replace(&mut this.state, State::Done));
+                return Poll::Ready(outcome);
             }
-            Walk::new(hooks, chain, all, traced, observed).go_on(stretch, ctx)
+            Some(stretch)
+        };
+        this.go_on(stretch, all, traced, observed, cx)
+    }
+}
+
+impl<'a, C: Event> Dispatch<'a, C> {
+    /// Goes on from the first poll's stretch (`None`: traced, not run),
+    /// taking the start: out of line, like every path that is not the
+    /// common one.
+    #[inline(never)]
+    fn go_on(
+        &mut self,
+        stretch: Option<Stretch<'a, C>>,
+        all: Chain<'a, C>,
+        traced: bool,
+        observed: bool,
+        cx: &mut Context<'_>,
+    ) -> Poll<Outcome> {
+        let State::Start { hooks, chain, ctx } = std::mem::replace(&mut self.state, State::Done)
+        else {
+            unreachable!("only a dispatch's first poll goes on from its start")
+        };
+        let walk = Walk::new(hooks, chain, all, traced, observed);
+        let step = match stretch {
+            None => Step::Wait(State::Slow(Box::pin(walk.carry_on(ctx, None)))),
+            Some(stretch) => walk_on(walk.on_stretch(stretch, ctx)),
         };
         match step {
             Step::Finish(outcome) => Poll::Ready(outcome),
             Step::Wait(state) => {
-                this.state = state;
-                this.poll_on(cx)
+                self.state = state;
+                self.poll_on(cx)
             }
         }
     }
-}
 
-impl<C: Event> Dispatch<'_, C> {
     /// Polls a dispatch past its first stretch: out of line, so the common
     /// case above stays a small function.
     #[inline(never)]
@@ -185,13 +210,6 @@ impl<'a, C: Event> Walk<'a, C> {
             observed,
             observing: false,
         }
-    }
-
-    /// Goes on from where the first stretch stopped: out of line, like every
-    /// path that is not the common one.
-    #[inline(never)]
-    fn go_on(self, stretch: Stretch<'a, C>, ctx: &'a mut C) -> Step<'a, C> {
-        walk_on(self.on_stretch(stretch, ctx))
     }
 
     /// Runs hooks as plain calls until one must be waited on, or all are done.

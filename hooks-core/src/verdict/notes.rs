@@ -44,6 +44,7 @@ impl Notes {
     };
 
     /// Whether nothing was noted.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.messages.is_empty()
             && self.warnings.is_empty()

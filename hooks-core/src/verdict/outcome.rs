@@ -43,6 +43,7 @@ impl Outcome {
         notes: None,
     };
 
+    #[inline]
     pub(crate) fn new(
         call_id: Option<Arc<str>>,
         denial: Option<Denial>,
@@ -63,6 +64,7 @@ impl Outcome {
     }
 
     /// Whether the call may go on.
+    #[inline]
     pub fn is_continue(&self) -> bool {
         self.denial.is_none()
     }
