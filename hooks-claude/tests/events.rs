@@ -3,9 +3,10 @@
 //! the edges: input that means two things, and config hooks answering
 //! events that cannot block.
 
-use std::io::{ErrorKind, Write};
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 /// A scratch directory of this test's own, removed when dropped.
 struct Scratch(PathBuf);
@@ -28,36 +29,6 @@ impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-/// Runs the `hooks-claude` binary in `dir` with `args`, `stdin` its event.
-fn hooks_claude(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hooks-claude"))
-        .env_remove("HOOKS_STATE_DIR")
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("HOOKS_LOG")
-        .current_dir(dir)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start hooks-claude");
-    let mut input = child.stdin.take().expect("stdin");
-    // Written beside the reading: a large event and a large answer must not
-    // wait on each other.
-    std::thread::scope(|scope| {
-        let writer = scope.spawn(move || match input.write_all(stdin) {
-            Err(error) if error.kind() == ErrorKind::BrokenPipe => Ok(()),
-            written => written,
-        });
-        let output = child.wait_with_output().expect("hooks-claude output");
-        writer
-            .join()
-            .expect("the event's writer")
-            .expect("write the event");
-        output
-    })
 }
 
 fn stderr(output: &Output) -> String {
@@ -93,7 +64,7 @@ fn an_event_naming_a_key_twice_is_refused_naming_the_key_and_where() {
             "/hook_event_name",
         ),
     ] {
-        let output = hooks_claude(dir.path(), &[], event.as_bytes());
+        let output = support::hooks_claude(dir.path(), &[], event.as_bytes());
         let reason = stderr(&output);
         assert_eq!(output.status.code(), Some(2), "{event}: {reason}");
         assert!(output.stdout.is_empty(), "{event}");
@@ -105,7 +76,7 @@ fn an_event_naming_a_key_twice_is_refused_naming_the_key_and_where() {
     // The same events with each key once pass.
     let once = r#"{"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash",
         "tool_input": {"command": "ls"}}"#;
-    let output = hooks_claude(dir.path(), &[], once.as_bytes());
+    let output = support::hooks_claude(dir.path(), &[], once.as_bytes());
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
 
@@ -140,7 +111,7 @@ fn a_compaction_with_an_unknown_trigger_is_not_blocked_and_hooks_see_the_trigger
             r#"{{"session_id": "s", "hook_event_name": "PreCompact", "transcript_path": "/t.jsonl",
                 "cwd": "/w", "trigger": "{trigger}", "custom_instructions": ""}}"#
         );
-        let output = hooks_claude(dir.path(), &["--config", config], event.as_bytes());
+        let output = support::hooks_claude(dir.path(), &["--config", config], event.as_bytes());
         let reason = stderr(&output);
         assert_eq!(output.status.code(), Some(0), "{trigger}: {reason}");
         let input: serde_json::Value =
@@ -202,7 +173,7 @@ command = ["sh", "-c", "cat > /dev/null; echo '{{\"systemMessage\": \"checked th
             r#"{{"session_id": "s", "hook_event_name": "{event}", "transcript_path": "/t.jsonl",
                 "cwd": "/w", {fields}}}"#
         );
-        let output = hooks_claude(
+        let output = support::hooks_claude(
             dir.path(),
             &["--config", config.to_str().unwrap()],
             input.as_bytes(),
@@ -238,7 +209,7 @@ fn continue_false_without_a_stop_reason_keeps_the_scripts_own_reason() {
     );
     let event = r#"{"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash",
         "tool_input": {"command": "kubectl apply -f prod.yaml"}, "tool_use_id": "toolu_1"}"#;
-    let output = hooks_claude(
+    let output = support::hooks_claude(
         dir.path(),
         &["--config", config.to_str().unwrap()],
         event.as_bytes(),
@@ -272,7 +243,7 @@ fn fixture(host: &str, event: &str) -> serde_json::Value {
 fn seen_by_a_script(dir: &Path, host: &str, event: &str) -> serde_json::Value {
     let seen = dir.join(format!("{host}-{event}.json"));
     let config = config_with(dir, event, &format!("cat > {}", seen.display()));
-    let output = hooks_claude(
+    let output = support::hooks_claude(
         dir,
         &["--host", host, "--config", config.to_str().unwrap()],
         fixture(host, event).to_string().as_bytes(),
@@ -357,7 +328,7 @@ command = ["python3", "-c", "import json,sys; i=json.load(sys.stdin)['tool_input
 "#,
     )
     .unwrap();
-    let output = hooks_claude(
+    let output = support::hooks_claude(
         dir.path(),
         &["--config", config.to_str().unwrap()],
         event.as_bytes(),
@@ -382,7 +353,7 @@ command = ["sh", "-c", "cat > /dev/null; yes 'flooding the hook binary' | head -
 "#,
     )
     .unwrap();
-    let output = hooks_claude(
+    let output = support::hooks_claude(
         dir.path(),
         &["--config", config.to_str().unwrap()],
         event.as_bytes(),
@@ -423,7 +394,7 @@ command = ["sh", "-c", "cat > /dev/null; echo '{{\"systemMessage\": \"the repo i
     let event =
         br#"{"session_id": "s", "hook_event_name": "PreToolUse", "transcript_path": "/t.jsonl",
         "cwd": "/w", "tool_name": "Bash", "tool_input": {"command": "rm -rf build"}}"#;
-    let output = hooks_claude(dir.path(), &["--config", config.to_str().unwrap()], event);
+    let output = support::hooks_claude(dir.path(), &["--config", config.to_str().unwrap()], event);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let answer = stdout_json(&output);
     assert_eq!(
@@ -442,7 +413,7 @@ command = ["sh", "-c", "cat > /dev/null; echo '{{\"systemMessage\": \"the repo i
 
     // With nothing else to say, a block stays the plain exit 2 every host reads.
     std::fs::write(&config, NO_RM).unwrap();
-    let output = hooks_claude(dir.path(), &["--config", config.to_str().unwrap()], event);
+    let output = support::hooks_claude(dir.path(), &["--config", config.to_str().unwrap()], event);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("rm is not allowed here"));
 }
@@ -473,7 +444,8 @@ command = ["sh", "-c", "cat > /dev/null; echo '{{\"hookSpecificOutput\": {{\"hoo
         "tool_input": {"command": "rm -rf build"}}"#;
     for host in ["claude", "codex"] {
         let config = config.to_str().unwrap();
-        let output = hooks_claude(dir.path(), &["--host", host, "--config", config], event);
+        let output =
+            support::hooks_claude(dir.path(), &["--host", host, "--config", config], event);
         let reason = stderr(&output);
         assert_eq!(output.status.code(), Some(2), "{host}: {reason}");
         assert!(
@@ -518,14 +490,14 @@ command = ["sh", "-c", "cat > /dev/null; echo '{\"hookSpecificOutput\": {\"hookE
         "--host-version",
         "2.1.120 (Claude Code)",
     ];
-    let output = hooks_claude(dir.path(), &old, event("mcp__vault__read").as_bytes());
+    let output = support::hooks_claude(dir.path(), &old, event("mcp__vault__read").as_bytes());
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let specific = stdout_json(&output)["hookSpecificOutput"].clone();
     assert_eq!(
         specific,
         serde_json::json!({"hookEventName": "PostToolUse", "updatedMCPToolOutput": "[redacted]"})
     );
-    let output = hooks_claude(dir.path(), &old, event("Bash").as_bytes());
+    let output = support::hooks_claude(dir.path(), &old, event("Bash").as_bytes());
     let reason = stderr(&output);
     assert_eq!(output.status.code(), Some(2), "{reason}");
     assert!(
@@ -533,11 +505,11 @@ command = ["sh", "-c", "cat > /dev/null; echo '{\"hookSpecificOutput\": {\"hookE
         "{reason}"
     );
 
-    let bad = hooks_claude(dir.path(), &["--host-version", "latest"], b"");
+    let bad = support::hooks_claude(dir.path(), &["--host-version", "latest"], b"");
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr(&bad).contains("--host-version"), "{}", stderr(&bad));
     // The printed settings run the binary told the same version.
-    let printed = hooks_claude(
+    let printed = support::hooks_claude(
         dir.path(),
         &["--print-settings", "claude", "--host-version", "2.1.120"],
         b"",
@@ -555,7 +527,7 @@ command = ["sh", "-c", "cat > /dev/null; echo '{\"hookSpecificOutput\": {\"hookE
 fn printed_settings_name_only_the_events_the_host_version_has() {
     let dir = Scratch::new("settings-version");
     let events = |version: &str| {
-        let output = hooks_claude(
+        let output = support::hooks_claude(
             dir.path(),
             &["--print-settings", "claude", "--host-version", version],
             b"",

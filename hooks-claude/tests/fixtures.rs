@@ -4,10 +4,10 @@
 //! the hook's message and context back in the host's protocol where the
 //! event has hooks, and silence where it has none.
 
+mod support;
+
 use std::fmt::Write as _;
-use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
@@ -41,30 +41,6 @@ fn payloads(host: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/payloads")
         .join(host)
-}
-
-fn run(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hooks-claude"))
-        .env_remove("HOOKS_STATE_DIR")
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("HOOKS_LOG")
-        .current_dir(dir)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start hooks-claude");
-    let mut input = child.stdin.take().expect("stdin");
-    std::thread::scope(|scope| {
-        let writer = scope.spawn(move || match input.write_all(stdin) {
-            Err(error) if error.kind() == ErrorKind::BrokenPipe => Ok(()),
-            written => written,
-        });
-        let output = child.wait_with_output().expect("hooks-claude output");
-        writer.join().expect("writer").expect("write the event");
-        output
-    })
 }
 
 /// A config with one command hook per event: a message for the person
@@ -125,7 +101,7 @@ fn every_documented_event_gets_its_exact_answer_from_the_binary() {
             let event = file.file_stem().unwrap().to_string_lossy().into_owned();
             let input = std::fs::read(&file).unwrap();
             let args = ["--host", host, "--config", config.to_str().unwrap()];
-            let output = run(&dir, &args, &input);
+            let output = support::hooks_claude(&dir, &args, &input);
             let stderr = String::from_utf8_lossy(&output.stderr);
             assert_eq!(output.status.code(), Some(0), "{host}/{event}: {stderr}");
             assert_eq!(stderr, "", "{host}/{event}");
