@@ -2,6 +2,7 @@
 //! failures that were let through, and approvals.
 
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use serde::Serialize;
@@ -305,6 +306,9 @@ pub struct Trail {
     /// Behind a lock so that hooks holding a shared reference (guards,
     /// observers) can warn; uncontended, and never locked on the fast path.
     notes: Mutex<Notes>,
+    /// Set by every access that may write the notes, so that the end of a
+    /// dispatch that noted nothing (most) need not look at them.
+    noted: AtomicBool,
 }
 
 /// What a shadow hook's run must not leave behind, taken before it runs.
@@ -459,13 +463,25 @@ impl Trail {
 
     /// The notes so far.
     pub(crate) fn notes(&self) -> MutexGuard<'_, Notes> {
+        self.noted.store(true, Ordering::Relaxed);
         // Nothing panics while holding it but an allocation failure.
         self.notes.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     #[inline]
     pub(crate) fn notes_mut(&mut self) -> &mut Notes {
+        *self.noted.get_mut() = true;
         self.notes.get_mut().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The notes, if there may be some (one load when nothing was ever noted).
+    #[inline]
+    pub(crate) fn notes_if_any(&mut self) -> Option<&Notes> {
+        if !*self.noted.get_mut() {
+            return None;
+        }
+        let notes = self.notes.get_mut().unwrap_or_else(PoisonError::into_inner);
+        (!notes.is_empty()).then_some(&*notes)
     }
 
     /// Where the trail is before a shadow hook runs.

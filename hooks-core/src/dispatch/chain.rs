@@ -34,6 +34,16 @@ impl<C> Clone for Chain<'_, C> {
     }
 }
 
+impl<C> Chain<'_, C> {
+    /// Whether no entry is left.
+    pub(crate) fn is_empty(&self) -> bool {
+        match self {
+            Chain::All(entries) => entries.len() == 0,
+            Chain::Candidates { candidates, .. } => candidates.len() == 0,
+        }
+    }
+}
+
 impl<'t, C> Iterator for Chain<'t, C> {
     type Item = (&'t Entry<C>, bool);
 

@@ -49,9 +49,12 @@ impl Hooks {
         &'a self,
         ctx: &'a mut C,
     ) -> impl Future<Output = Outcome> + Send + 'a {
+        attach_facts(self, ctx);
+        let table = C::__table(&self.inner.tables);
         Dispatch::new(
             self,
-            Chain::All(C::__table(&self.inner.tables).entries.iter()),
+            Chain::All(table.entries.iter()),
+            table.observers > 0,
             ctx,
         )
     }
@@ -59,7 +62,8 @@ impl Hooks {
 
 /// Gives a tool event what the dispatcher's catalog knows about its tool,
 /// unless the context already has facts. Costs one load when the catalog is
-/// empty, one lookup otherwise.
+/// empty, one lookup otherwise. Done when the dispatch is made, not when
+/// it is first polled: a [`ToolHandle`] looked its tool's facts up once.
 #[inline]
 pub(crate) fn attach_facts<C: Event>(hooks: &Hooks, ctx: &mut C) {
     let catalog = &hooks.inner.catalog;
@@ -69,11 +73,18 @@ pub(crate) fn attach_facts<C: Event>(hooks: &Hooks, ctx: &mut C) {
     let Some(call) = ctx.__tool_call() else {
         return;
     };
-    let facts = catalog.get(call.tool()).cloned();
+    if let Some(facts) = catalog.get(call.tool()).cloned() {
+        give_facts(ctx, &facts);
+    }
+}
+
+/// Gives a tool event `facts` about its tool, unless it already has facts.
+#[inline]
+pub(crate) fn give_facts<C: Event>(ctx: &mut C, facts: &std::sync::Arc<crate::catalog::ToolFacts>) {
     if let Some(slot) = ctx.__facts_slot()
         && slot.is_none()
     {
-        *slot = facts;
+        *slot = Some(std::sync::Arc::clone(facts));
     }
 }
 
@@ -129,12 +140,7 @@ pub(crate) fn cap_stops<C: Event>(
 /// (copied: the context keeps them for its own readers).
 #[inline]
 pub(crate) fn conclude<C: Event>(ctx: &mut C, denial: Option<Denial>) -> Outcome {
-    let notes = ctx.__trail().notes_mut();
-    let notes = if notes.is_empty() {
-        None
-    } else {
-        Some(boxed(notes))
-    };
+    let notes = ctx.__trail().notes_if_any().map(boxed);
     Outcome::new(ctx.__call_id(), denial, notes)
 }
 

@@ -1,16 +1,19 @@
 use std::borrow::Cow;
 use std::fmt::Display;
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
 
 use super::chain::Chain;
 use super::walk::Dispatch;
+use super::{attach_facts, give_facts};
+use crate::catalog::ToolFacts;
 use crate::context::{PostToolUse, PostToolUseFailure, PreToolUse, ToolError};
 use crate::event::EventKind;
 use crate::matcher::Relevance;
-use crate::registry::table::Candidate;
+use crate::registry::table::{Candidate, Entry};
 use crate::registry::{Hooks, ToolEvent};
 use crate::session::Session;
 use crate::verdict::{Denial, HookError, Outcome, catch_async};
@@ -49,9 +52,20 @@ use crate::verdict::{Denial, HookError, Outcome, catch_async};
 pub struct ToolHandle {
     hooks: Hooks,
     tool: Cow<'static, str>,
-    pre: Box<[Candidate]>,
-    post: Box<[Candidate]>,
-    failure: Box<[Candidate]>,
+    /// What the dispatcher's catalog knows about the tool, looked up once.
+    facts: Option<Arc<ToolFacts>>,
+    pre: Plan,
+    post: Plan,
+    failure: Plan,
+}
+
+/// One event's hooks for one tool, found when the handle is made: which
+/// may run, and whether any of them observes (if none does, a dispatch
+/// has no observer phase, whatever other tools' hooks observe).
+#[derive(Clone, Default)]
+struct Plan {
+    candidates: Box<[Candidate]>,
+    observed: bool,
 }
 
 impl Hooks {
@@ -59,19 +73,32 @@ impl Hooks {
     pub fn tool(&self, tool: impl Into<Cow<'static, str>>) -> ToolHandle {
         let tool = tool.into();
         ToolHandle {
-            pre: self.candidates::<PreToolUse>(&tool),
-            post: self.candidates::<PostToolUse>(&tool),
-            failure: self.candidates::<PostToolUseFailure>(&tool),
+            facts: self.inner.catalog.get(&tool).cloned(),
+            pre: self.plan::<PreToolUse>(&tool),
+            post: self.plan::<PostToolUse>(&tool),
+            failure: self.plan::<PostToolUseFailure>(&tool),
             hooks: self.clone(),
             tool,
         }
     }
 
+    /// The hooks of `C`'s event that can run for `tool`.
+    fn plan<C: ToolEvent>(&self, tool: &str) -> Plan {
+        let entries = &C::__table(&self.inner.tables).entries;
+        let candidates = Self::candidates(entries, tool);
+        let observed = candidates
+            .iter()
+            .any(|candidate| entries[candidate.index as usize].meta.observer);
+        Plan {
+            candidates,
+            observed,
+        }
+    }
+
     /// The hooks that can run for `tool`, and whether each must still check
     /// its matcher per call (only subject patterns need to).
-    fn candidates<C: ToolEvent>(&self, tool: &str) -> Box<[Candidate]> {
-        C::__table(&self.inner.tables)
-            .entries
+    fn candidates<C>(entries: &[Entry<C>], tool: &str) -> Box<[Candidate]> {
+        entries
             .iter()
             .enumerate()
             .filter_map(|(index, entry)| {
@@ -105,15 +132,15 @@ impl ToolHandle {
 
     /// How many hooks of `C`'s event may run for this tool.
     pub fn count<C: ToolEvent>(&self) -> usize {
-        self.indices::<C>().map_or_else(
+        self.plan::<C>().map_or_else(
             || C::__table(&self.hooks.inner.tables).entries.len(),
-            <[Candidate]>::len,
+            |plan| plan.candidates.len(),
         )
     }
 
-    /// The candidates of `C`'s event for this tool, where the handle keeps
-    /// them; `None` for a tool event it does not (every hook is checked).
-    fn indices<C: ToolEvent>(&self) -> Option<&[Candidate]> {
+    /// The plan of `C`'s event for this tool, where the handle keeps one;
+    /// `None` for a tool event it does not (every hook is checked).
+    fn plan<C: ToolEvent>(&self) -> Option<&Plan> {
         match C::KIND {
             EventKind::PreToolUse => Some(&self.pre),
             EventKind::PostToolUse => Some(&self.post),
@@ -126,19 +153,36 @@ impl ToolHandle {
     ///
     /// A context for another tool is dispatched correctly, through every hook
     /// (slower, never wrong).
+    #[inline]
     pub fn dispatch<'a, C: ToolEvent>(
         &'a self,
         ctx: &'a mut C,
     ) -> impl Future<Output = Outcome> + Send + 'a {
-        let entries = &C::__table(&self.hooks.inner.tables).entries;
-        let chain = match self.indices::<C>() {
-            Some(candidates) if same_tool(ctx.tool(), &self.tool) => Chain::Candidates {
-                entries,
-                candidates: candidates.iter(),
-            },
-            _ => Chain::All(entries.iter()),
-        };
-        Dispatch::new(&self.hooks, chain, ctx)
+        let table = C::__table(&self.hooks.inner.tables);
+        match self.plan::<C>() {
+            Some(plan) if same_tool(ctx.tool(), &self.tool) => {
+                if let Some(facts) = &self.facts {
+                    give_facts(ctx, facts);
+                }
+                let chain = Chain::Candidates {
+                    entries: &table.entries,
+                    candidates: plan.candidates.iter(),
+                };
+                Dispatch::new(&self.hooks, chain, plan.observed, ctx)
+            }
+            _ => self.dispatch_all(ctx),
+        }
+    }
+
+    /// A dispatch through every hook of `C`'s event: a context for another
+    /// tool, or a tool event the handle keeps no plan for. Out of line, so
+    /// that the common case above is inlined where it is called.
+    #[inline(never)]
+    fn dispatch_all<'a, C: ToolEvent>(&'a self, ctx: &'a mut C) -> Dispatch<'a, C> {
+        attach_facts(&self.hooks, ctx);
+        let table = C::__table(&self.hooks.inner.tables);
+        let chain = Chain::All(table.entries.iter());
+        Dispatch::new(&self.hooks, chain, table.observers > 0, ctx)
     }
 
     /// Runs the pre-hooks; unless one denies, runs `tool` with the final
@@ -212,9 +256,12 @@ impl std::fmt::Debug for ToolHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolHandle")
             .field("tool", &self.tool)
-            .field("pre_tool_use_hooks", &self.pre.len())
-            .field("post_tool_use_hooks", &self.post.len())
-            .field("post_tool_use_failure_hooks", &self.failure.len())
+            .field("pre_tool_use_hooks", &self.pre.candidates.len())
+            .field("post_tool_use_hooks", &self.post.candidates.len())
+            .field(
+                "post_tool_use_failure_hooks",
+                &self.failure.candidates.len(),
+            )
             .finish_non_exhaustive()
     }
 }

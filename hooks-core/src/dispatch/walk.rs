@@ -34,6 +34,8 @@ enum State<'a, C: 'static> {
     Start {
         hooks: &'a Hooks,
         chain: Chain<'a, C>,
+        /// Whether any hook of the chain observes.
+        observed: bool,
         ctx: &'a mut C,
     },
     /// Waiting on a hook's future, which holds the context until it is done.
@@ -71,9 +73,19 @@ enum First<'a, C: 'static> {
 }
 
 impl<'a, C: Event> Dispatch<'a, C> {
-    pub(crate) fn new(hooks: &'a Hooks, chain: Chain<'a, C>, ctx: &'a mut C) -> Self {
+    pub(crate) fn new(
+        hooks: &'a Hooks,
+        chain: Chain<'a, C>,
+        observed: bool,
+        ctx: &'a mut C,
+    ) -> Self {
         Dispatch {
-            state: State::Start { hooks, chain, ctx },
+            state: State::Start {
+                hooks,
+                chain,
+                observed,
+                ctx,
+            },
         }
     }
 }
@@ -85,16 +97,31 @@ impl<C: Event> Future for Dispatch<'_, C> {
         let this = self.get_mut();
         // The start is used where it lies: moving the whole state out (it is
         // as large as its largest variant) cost more than a small hook.
-        let State::Start { hooks, chain, ctx } = &mut this.state else {
+        let State::Start {
+            hooks,
+            chain,
+            observed,
+            ctx,
+        } = &mut this.state
+        else {
             return this.poll_on(cx);
         };
-        let hooks = *hooks;
+        let (hooks, observed) = (*hooks, *observed);
+        if chain.is_empty() && !observed && ctx.__trail().approvals().is_empty() {
+            // No hook to run (a tool none of whose hooks match): none can
+            // have been entered, touched a field or noted anything, so
+            // there is nothing to settle, only the outcome to give.
+            if super::is_stop::<C>() {
+                let _ = cap_stops(hooks, *ctx, None);
+            }
+            let outcome = conclude(*ctx, None);
+            std::mem::forget(std::mem::replace(&mut this.state, State::Done));
+            return Poll::Ready(outcome);
+        }
         ctx.__trail().set_budget(hooks.inner.injection_budget);
-        super::attach_facts(hooks, *ctx);
         // A span costs more than a small hook even when nobody listens: ask
         // once whether anyone does (one relaxed load).
         let traced = tracing::level_enabled!(tracing::Level::DEBUG);
-        let observed = C::__table(&hooks.inner.tables).observers > 0;
         let all = chain.clone();
         let stretch = if traced {
             None
@@ -133,7 +160,9 @@ impl<'a, C: Event> Dispatch<'a, C> {
         observed: bool,
         cx: &mut Context<'_>,
     ) -> Poll<Outcome> {
-        let State::Start { hooks, chain, ctx } = std::mem::replace(&mut self.state, State::Done)
+        let State::Start {
+            hooks, chain, ctx, ..
+        } = std::mem::replace(&mut self.state, State::Done)
         else {
             unreachable!("only a dispatch's first poll goes on from its start")
         };
