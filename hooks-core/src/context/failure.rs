@@ -4,7 +4,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::fingerprint::Fingerprint;
+use super::fingerprint::{Fingerprint, Print};
 use super::ran::Ran;
 use super::{Rewritable, Saved, Trail, restored};
 use crate::session::Session;
@@ -174,7 +174,7 @@ impl PostToolUseFailure {
     /// an error message a scrubber could not finish with.
     pub(crate) fn withhold(&mut self, why: &str) {
         self.trail.record_rewrite("error");
-        self.trail.forget_fingerprints();
+        self.trail.forget_prints();
         self.error = ToolError::new(format!("the tool's error was withheld: {why}"));
     }
 
@@ -185,10 +185,10 @@ impl PostToolUseFailure {
 }
 
 impl Rewritable for PostToolUseFailure {
-    fn fingerprint_of(&self, field: &'static str) -> u64 {
+    fn print_of(&self, field: &'static str) -> Print {
         match field {
-            "error" => self.error.fingerprint(),
-            _ => 0,
+            "error" => self.error.print(),
+            _ => Print::NONE,
         }
     }
 

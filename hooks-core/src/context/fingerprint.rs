@@ -1,29 +1,167 @@
 //! Telling whether a hook changed a field it borrowed mutably, without
-//! copying it: a 64-bit keyed hash of the field before and after.
+//! copying it: a print of the field before and after.
 //!
-//! The keys are random per process, so arguments a model writes cannot be
-//! crafted to make a change hash like the original (with a fixed key they
-//! could: `SipHash` is only collision-resistant while its key is secret).
-//! Values are hashed by walking them — a tag per node, lengths before
-//! contents, so no two different values feed the hasher the same bytes —
-//! not by printing their JSON: no allocation, and no number formatting or
-//! string escaping on the path of every rewriting hook.
+//! A field's content is walked into words — a tag per node, lengths before
+//! contents, so no two different values give the same words — not printed
+//! as JSON: no allocation, no number formatting or string escaping on the
+//! path of every rewriting hook. Up to [`WORDS`] words (most tool
+//! arguments) are kept as they are: comparing them is exact, and cheaper
+//! than hashing them. Longer content is kept as a 64-bit keyed hash of its
+//! words. The keys are random per process, so arguments a model writes
+//! cannot be crafted to make a change hash like the original (with a fixed
+//! key they could: `SipHash` is only collision-resistant while its key is
+//! secret).
 
 use std::hash::{BuildHasher, Hasher, RandomState};
 use std::sync::OnceLock;
 
 use serde_json::Value;
 
+/// How many words of content a print keeps as they are.
+const WORDS: usize = 16;
+
 /// A field whose changes are recorded as rewrites.
 pub(crate) trait Fingerprint {
     /// Feeds the field's content into `hasher`, unambiguously.
     fn feed(&self, hasher: &mut impl Hasher);
 
-    /// A hash of its content, the same for equal content within this process.
-    fn fingerprint(&self) -> u64 {
-        let mut hasher = Sip13::keyed();
-        self.feed(&mut hasher);
-        hasher.finish()
+    /// A print of its content: equal for equal content, within this
+    /// process; different for different content (exactly, for content of
+    /// up to [`WORDS`] words; but for a keyed 64-bit hash's collisions,
+    /// beyond).
+    fn print(&self) -> Print {
+        let mut recorder = Recorder::default();
+        self.feed(&mut recorder);
+        recorder.print()
+    }
+}
+
+/// What a field's content was, to tell whether a hook changed it.
+#[derive(Debug, Clone)]
+pub(crate) enum Print {
+    /// The content's words (the first `len` of them).
+    Words { len: usize, words: [u64; WORDS] },
+    /// Content of more words than that, hashed.
+    Hash(u64),
+}
+
+impl Print {
+    /// The print of a field a context does not have.
+    pub(crate) const NONE: Print = Print::Words {
+        len: 0,
+        words: [0; WORDS],
+    };
+}
+
+impl PartialEq for Print {
+    fn eq(&self, other: &Print) -> bool {
+        match (self, other) {
+            (
+                Print::Words { len, words },
+                Print::Words {
+                    len: other,
+                    words: theirs,
+                },
+            ) => len == other && words.get(..*len) == theirs.get(..*len),
+            (Print::Hash(hash), Print::Hash(theirs)) => hash == theirs,
+            // Content of up to `WORDS` words against content of more.
+            _ => false,
+        }
+    }
+}
+
+/// Takes a field's words: keeps the first [`WORDS`] of them, and hashes
+/// them all if there are more.
+struct Recorder {
+    words: [u64; WORDS],
+    len: usize,
+    /// The hash of every word so far, once there are more than `WORDS`.
+    overflow: Option<Sip13>,
+}
+
+impl Default for Recorder {
+    fn default() -> Self {
+        Recorder {
+            words: [0; WORDS],
+            len: 0,
+            overflow: None,
+        }
+    }
+}
+
+impl Recorder {
+    #[inline]
+    fn word(&mut self, word: u64) {
+        if self.len < WORDS {
+            self.words[self.len] = word;
+            self.len += 1;
+        } else {
+            self.spill(word);
+        }
+    }
+
+    /// Past `WORDS` words: hashes those kept, then every word after them.
+    #[inline(never)]
+    fn spill(&mut self, word: u64) {
+        let words = self.words;
+        self.overflow
+            .get_or_insert_with(|| {
+                let mut hasher = Sip13::keyed();
+                for kept in words {
+                    hasher.write_u64(kept);
+                }
+                hasher
+            })
+            .write_u64(word);
+    }
+
+    fn print(&self) -> Print {
+        match &self.overflow {
+            Some(hasher) => Print::Hash(hasher.finish()),
+            None => Print::Words {
+                len: self.len,
+                words: self.words,
+            },
+        }
+    }
+}
+
+impl Hasher for Recorder {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0; 8];
+            word.copy_from_slice(chunk);
+            self.word(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            self.word(partial_word(rest));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, value: u8) {
+        self.word(u64::from(value));
+    }
+
+    #[inline]
+    fn write_u64(&mut self, value: u64) {
+        self.word(value);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, value: usize) {
+        self.word(value as u64);
+    }
+
+    /// Not a hash: [`print`](Recorder::print) is what it gives.
+    fn finish(&self) -> u64 {
+        match self.print() {
+            Print::Hash(hash) => hash,
+            Print::Words { .. } => 0,
+        }
     }
 }
 
@@ -145,6 +283,7 @@ fn feed_head(tag: u8, len: usize, hasher: &mut impl Hasher) {
 /// bytes there (tag 7); longer text has a block of its own for the length
 /// (tag 3). No other node has these tags, and each tells how many blocks
 /// follow.
+#[inline]
 fn feed_str(text: &str, hasher: &mut impl Hasher) {
     let bytes = text.as_bytes();
     let len = bytes.len();
@@ -273,16 +412,25 @@ mod tests {
 
     #[test]
     fn equal_content_hashes_alike_and_a_change_does_not() {
-        let a = json!({"amount": 10, "to": "acct"});
-        assert_eq!(a.fingerprint(), a.clone().fingerprint());
-        assert_ne!(
-            a.fingerprint(),
-            json!({"amount": 11, "to": "acct"}).fingerprint()
+        let big = json!({"body": "x".repeat(1000), "to": "acct"});
+        for a in [json!({"amount": 10, "to": "acct"}), big.clone()] {
+            assert_eq!(a.print(), a.clone().print());
+        }
+        assert!(
+            matches!(big.print(), Print::Hash(_)),
+            "a long value is hashed"
         );
+        assert_ne!(
+            json!({"amount": 10, "to": "acct"}).print(),
+            json!({"amount": 11, "to": "acct"}).print()
+        );
+        let mut changed = big.clone();
+        changed["to"] = json!("acct2");
+        assert_ne!(big.print(), changed.print());
         let ok: Result<serde_json::Value, String> = Ok(json!("x"));
         let err: Result<serde_json::Value, String> = Err("x".into());
-        assert_ne!(ok.fingerprint(), err.fingerprint());
-        assert_ne!("a".to_owned().fingerprint(), "b".to_owned().fingerprint());
+        assert_ne!(ok.print(), err.print());
+        assert_ne!("a".to_owned().print(), "b".to_owned().print());
     }
 
     #[test]
@@ -298,6 +446,19 @@ mod tests {
         std.write(b"sixteen  bytes!!");
         ours.write(b"sixteen  bytes!!");
         assert_eq!(ours.finish(), std.finish());
+    }
+
+    #[test]
+    fn content_of_up_to_sixteen_words_is_kept_and_longer_content_hashed() {
+        // An array's words: its head, then one per `null`.
+        let kept = json!(vec![Value::Null; WORDS - 1]);
+        let hashed = json!(vec![Value::Null; WORDS]);
+        assert!(matches!(kept.print(), Print::Words { len: WORDS, .. }));
+        assert!(matches!(hashed.print(), Print::Hash(_)));
+        assert_ne!(kept.print(), hashed.print());
+        let mut last_changed = hashed.clone();
+        last_changed[WORDS - 1] = json!(false);
+        assert_ne!(hashed.print(), last_changed.print(), "a change past the kept words");
     }
 
     #[test]
@@ -333,7 +494,7 @@ mod tests {
             (json!([""]), json!([null])),
         ];
         for (a, b) in pairs {
-            assert_ne!(a.fingerprint(), b.fingerprint(), "{a} and {b}");
+            assert_ne!(a.print(), b.print(), "{a} and {b}");
         }
     }
 }

@@ -26,6 +26,8 @@ mod subagent;
 mod tool;
 mod trail;
 
+use fingerprint::Print;
+
 pub use compact::{CompactTrigger, PreCompact};
 pub use failure::{PostToolUseFailure, ToolError};
 pub use model::PreModelRequest;
@@ -124,12 +126,9 @@ macro_rules! common {
 
             #[inline(never)]
             fn settle_touched_fields(&mut self) {
-                for (field, before) in self.trail.take_touched() {
-                    let now = Rewritable::fingerprint_of(self, field);
-                    if now != before {
-                        self.trail.record_rewrite(field);
-                    }
-                    self.trail.remember(field, now);
+                for field in self.trail.take_touched() {
+                    let now = Rewritable::print_of(self, field);
+                    self.trail.settle(field, &now);
                 }
             }
         }
@@ -141,9 +140,9 @@ macro_rules! common {
 /// carry: how [`settle_touched`](PreToolUse::settle_touched) tells whether
 /// a field changed.
 pub(crate) trait Rewritable {
-    /// The fingerprint of `field` as it is now (0 for a field it does not have).
-    fn fingerprint_of(&self, _field: &'static str) -> u64 {
-        0
+    /// The print of `field` as it is now ([`Print::NONE`] for a field it does not have).
+    fn print_of(&self, _field: &'static str) -> Print {
+        Print::NONE
     }
 
     /// A copy of every field hooks may rewrite, so a shadow hook's changes
@@ -172,8 +171,8 @@ pub(crate) fn restored<T: 'static>(saved: Saved) -> Option<T> {
     saved.downcast().ok().map(|value| *value)
 }
 
-/// Notes that the running hook borrows `field` mutably, with its fingerprint
-/// before; taken once per hook and field.
+/// Notes that the running hook borrows `field` mutably, taking its print
+/// before unless the trail has it from the hook before; once per hook and field.
 #[inline]
 pub(crate) fn touch<F: fingerprint::Fingerprint + ?Sized>(
     trail: &mut Trail,
@@ -181,8 +180,10 @@ pub(crate) fn touch<F: fingerprint::Fingerprint + ?Sized>(
     value: &F,
 ) {
     if trail.first_touch(field) {
-        let before = trail.known(field).unwrap_or_else(|| value.fingerprint());
-        trail.touch(field, before);
+        if !trail.knows(field) {
+            trail.remember(field, value.print());
+        }
+        trail.touch(field);
     }
 }
 

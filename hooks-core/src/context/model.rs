@@ -3,7 +3,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::fingerprint::Fingerprint;
+use super::fingerprint::{Fingerprint, Print};
 use super::{Rewritable, Saved, Trail, restored};
 use crate::session::Session;
 
@@ -88,10 +88,10 @@ impl PreModelRequest {
 }
 
 impl Rewritable for PreModelRequest {
-    fn fingerprint_of(&self, field: &'static str) -> u64 {
+    fn print_of(&self, field: &'static str) -> Print {
         match field {
-            "params" => self.params.fingerprint(),
-            _ => 0,
+            "params" => self.params.print(),
+            _ => Print::NONE,
         }
     }
 

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::fingerprint::Fingerprint;
+use super::fingerprint::{Fingerprint, Print};
 use super::{Rewritable, Saved, Trail, restored};
 use crate::catalog::ToolFacts;
 use crate::matcher::ToolCall;
@@ -231,10 +231,10 @@ impl Grant {
 }
 
 impl Rewritable for PermissionRequest {
-    fn fingerprint_of(&self, field: &'static str) -> u64 {
+    fn print_of(&self, field: &'static str) -> Print {
         match field {
-            "args" => self.args.fingerprint(),
-            _ => 0,
+            "args" => self.args.print(),
+            _ => Print::NONE,
         }
     }
 

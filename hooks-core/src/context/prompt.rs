@@ -1,6 +1,6 @@
 use serde::Serialize;
 
-use super::fingerprint::Fingerprint;
+use super::fingerprint::{Fingerprint, Print};
 use super::{Rewritable, Saved, Trail, restored};
 use crate::session::Session;
 
@@ -45,10 +45,10 @@ impl UserPromptSubmit {
 }
 
 impl Rewritable for UserPromptSubmit {
-    fn fingerprint_of(&self, field: &'static str) -> u64 {
+    fn print_of(&self, field: &'static str) -> Print {
         match field {
-            "prompt" => self.prompt.fingerprint(),
-            _ => 0,
+            "prompt" => self.prompt.print(),
+            _ => Print::NONE,
         }
     }
 

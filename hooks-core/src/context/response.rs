@@ -1,7 +1,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::fingerprint::Fingerprint;
+use super::fingerprint::{Fingerprint, Print};
 use super::{Rewritable, Saved, Trail, restored};
 use crate::session::Session;
 
@@ -133,11 +133,11 @@ impl Fingerprint for RequestedCall {
 }
 
 impl Rewritable for PostModelResponse {
-    fn fingerprint_of(&self, field: &'static str) -> u64 {
+    fn print_of(&self, field: &'static str) -> Print {
         match field {
-            "text" => self.text.fingerprint(),
-            "tool_calls" => self.tool_calls[..].fingerprint(),
-            _ => 0,
+            "text" => self.text.print(),
+            "tool_calls" => self.tool_calls[..].print(),
+            _ => Print::NONE,
         }
     }
 

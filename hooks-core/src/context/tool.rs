@@ -4,7 +4,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::fingerprint::Fingerprint;
+use super::fingerprint::{Fingerprint, Print};
 use super::ran::{Before, Ran};
 use super::{Rewritable, Saved, Trail, restored};
 use crate::catalog::ToolFacts;
@@ -222,7 +222,7 @@ impl PostToolUse {
     /// scrubber could not finish with. Recorded as the hook's rewrite.
     pub(crate) fn withhold(&mut self, why: &str) {
         self.trail.record_rewrite("result");
-        self.trail.forget_fingerprints();
+        self.trail.forget_prints();
         self.result = Err(format!("the tool's result was withheld: {why}"));
     }
 
@@ -233,10 +233,10 @@ impl PostToolUse {
 }
 
 impl Rewritable for PreToolUse {
-    fn fingerprint_of(&self, field: &'static str) -> u64 {
+    fn print_of(&self, field: &'static str) -> Print {
         match field {
-            "args" => self.args.fingerprint(),
-            _ => 0,
+            "args" => self.args.print(),
+            _ => Print::NONE,
         }
     }
 
@@ -252,10 +252,10 @@ impl Rewritable for PreToolUse {
 }
 
 impl Rewritable for PostToolUse {
-    fn fingerprint_of(&self, field: &'static str) -> u64 {
+    fn print_of(&self, field: &'static str) -> Print {
         match field {
-            "result" => self.result.fingerprint(),
-            _ => 0,
+            "result" => self.result.print(),
+            _ => Print::NONE,
         }
     }
 

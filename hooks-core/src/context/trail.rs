@@ -8,6 +8,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use serde::Serialize;
 use smallvec::SmallVec;
 
+use super::fingerprint::Print;
 use crate::name::HookName;
 use crate::verdict::HookError;
 use crate::verdict::{ApprovalRecord, Denial};
@@ -293,14 +294,15 @@ pub struct Trail {
     approvals: Vec<ApprovalRecord>,
     /// How the chain ended, while observers run.
     denial: Option<Denial>,
-    /// Fields the running hook borrowed mutably, with their fingerprint
-    /// before: settled into rewrites (if changed) when the hook is done.
-    touched: SmallVec<[(&'static str, u64); 2]>,
-    /// Fingerprints taken when the last hook was settled, valid until the
-    /// dispatch ends (only hooks change fields meanwhile, and each change
-    /// goes through a touch): the next hook to borrow the field starts from
-    /// it rather than hashing the field again.
-    known: SmallVec<[(&'static str, u64); 2]>,
+    /// Fields the running hook borrowed mutably: settled into rewrites (if
+    /// changed) when the hook is done.
+    touched: SmallVec<[&'static str; 2]>,
+    /// Each borrowed field's print as the last hook left it (or as it was
+    /// when first borrowed), valid until the dispatch ends (only hooks
+    /// change fields meanwhile, and each change goes through a touch): a
+    /// hook's change is told against it, and the next hook to borrow the
+    /// field starts from it rather than walking the field again.
+    known: SmallVec<[(&'static str, Print); 2]>,
     /// How many rewrites there were when the running hook started.
     run_start: usize,
     /// Behind a lock so that hooks holding a shared reference (guards,
@@ -349,25 +351,38 @@ impl Trail {
         self.known.clear();
     }
 
-    /// The fingerprint `field` had when the last hook was settled, if known.
-    pub(crate) fn known(&self, field: &'static str) -> Option<u64> {
-        self.known
-            .iter()
-            .find(|(known, _)| *known == field)
-            .map(|(_, fingerprint)| *fingerprint)
+    /// Whether `field`'s print is known.
+    pub(crate) fn knows(&self, field: &'static str) -> bool {
+        self.known.iter().any(|(known, _)| *known == field)
     }
 
-    /// Remembers `field`'s fingerprint as a hook left it.
-    pub(crate) fn remember(&mut self, field: &'static str, fingerprint: u64) {
+    /// Remembers `field`'s print.
+    pub(crate) fn remember(&mut self, field: &'static str, print: Print) {
         match self.known.iter_mut().find(|(known, _)| *known == field) {
-            Some(slot) => slot.1 = fingerprint,
-            None => self.known.push((field, fingerprint)),
+            Some(slot) => slot.1 = print,
+            None => self.known.push((field, print)),
+        }
+    }
+
+    /// The running hook is done with `field`, which is now `now`: a rewrite
+    /// if that is not what it was (or if what it was is no longer known).
+    pub(crate) fn settle(&mut self, field: &'static str, now: &Print) {
+        match self.known.iter_mut().find(|(known, _)| *known == field) {
+            Some(slot) if slot.1 == *now => {}
+            Some(slot) => {
+                slot.1.clone_from(now);
+                self.record_rewrite(field);
+            }
+            None => {
+                self.known.push((field, now.clone()));
+                self.record_rewrite(field);
+            }
         }
     }
 
     /// A field changed other than through a hook's borrow (withheld,
     /// restored after a shadow hook): what was known is no longer.
-    pub(crate) fn forget_fingerprints(&mut self) {
+    pub(crate) fn forget_prints(&mut self) {
         self.known.clear();
     }
 
@@ -376,19 +391,19 @@ impl Trail {
     }
 
     /// Whether `field` is borrowed mutably for the first time by the running
-    /// hook (only then is its fingerprint taken). Outside a hook, changes are
+    /// hook (only then is its print taken). Outside a hook, changes are
     /// the integration's own and are not recorded.
     pub(crate) fn first_touch(&self, field: &'static str) -> bool {
-        self.current.is_some() && !self.touched.iter().any(|(touched, _)| *touched == field)
+        self.current.is_some() && !self.touched.contains(&field)
     }
 
-    /// Notes that the running hook borrowed `field`, which hashed to `before`.
-    pub(crate) fn touch(&mut self, field: &'static str, before: u64) {
-        self.touched.push((field, before));
+    /// Notes that the running hook borrowed `field`.
+    pub(crate) fn touch(&mut self, field: &'static str) {
+        self.touched.push(field);
     }
 
-    /// The fields the running hook borrowed, cleared: their fingerprints before.
-    pub(crate) fn take_touched(&mut self) -> SmallVec<[(&'static str, u64); 2]> {
+    /// The fields the running hook borrowed, cleared.
+    pub(crate) fn take_touched(&mut self) -> SmallVec<[&'static str; 2]> {
         std::mem::take(&mut self.touched)
     }
 
@@ -509,7 +524,7 @@ impl Trail {
         // A shadow hook's messages would reach the person: dropped.
         self.notes_mut().messages.truncate(mark.messages);
         // Its fields are about to be put back.
-        self.forget_fingerprints();
+        self.forget_prints();
         fields
     }
 
