@@ -458,7 +458,11 @@ mod tests {
         assert_ne!(kept.print(), hashed.print());
         let mut last_changed = hashed.clone();
         last_changed[WORDS - 1] = json!(false);
-        assert_ne!(hashed.print(), last_changed.print(), "a change past the kept words");
+        assert_ne!(
+            hashed.print(),
+            last_changed.print(),
+            "a change past the kept words"
+        );
     }
 
     #[test]
