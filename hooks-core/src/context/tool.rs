@@ -139,6 +139,7 @@ impl PreToolUse {
     }
 
     /// The final arguments, for running the tool.
+    #[inline]
     pub fn into_args(self) -> Value {
         self.args
     }
