@@ -8,18 +8,22 @@
 //! Codex fails a hook whose decision carries `updatedInput` or `interrupt`
 //! (it reserves them), so neither is sent to it: a grant of a rewritten call
 //! is not sent either (Codex would run the call as asked, not as granted),
-//! and its own approval decides, told why.
+//! and its own approval decides, told why. Nor is it sent to a Claude Code
+//! older than 2.1.110 (when told the version), which ran a granted
+//! `updatedInput` without checking it against the person's deny rules.
 
 use hooks_core::{Outcome, PermissionRequest, Value, json};
 
 use crate::answer::{Answer, Reply, reason};
 use crate::host::Host;
+use crate::version::{self, HostVersion, claude};
 
 const EVENT: &str = "PermissionRequest";
 
 /// What the binary answers, after dispatch; `original` is the input the host sent.
 pub(crate) fn answer(
     host: Host,
+    version: Option<HostVersion>,
     outcome: &Outcome,
     ctx: &PermissionRequest,
     original: &Value,
@@ -43,12 +47,23 @@ pub(crate) fn answer(
         (_, false) => reply
             .specific("decision", json!({"behavior": "allow"}))
             .answer(),
-        (Host::Claude, true) => reply
+        (Host::Claude, true) if version::reads(version, claude::GRANTED_INPUT_CHECKED) => reply
             .specific(
                 "decision",
                 json!({"behavior": "allow", "updatedInput": ctx.args()}),
             )
             .answer(),
+        (Host::Claude, true) => {
+            let by = grant.hook.as_ref().map_or("a hook", |hook| hook.as_str());
+            let named = version.map_or_else(String::new, |version| format!(" {version}"));
+            let note = format!(
+                "hooks: `{by}` granted this call with its input rewritten, which Claude \
+                 Code{named} would run without checking it against your deny rules (it \
+                 does from {}); the dialog decides on the call as asked",
+                claude::GRANTED_INPUT_CHECKED
+            );
+            with_note(reply, outcome, &note)
+        }
         (Host::Codex, true) => {
             let by = grant.hook.as_ref().map_or("a hook", |hook| hook.as_str());
             let note = format!(

@@ -168,7 +168,7 @@ impl Responder {
             Incoming::PermissionRequest(mut ctx) => {
                 let original = ctx.args().clone();
                 let outcome = hooks.dispatch(&mut ctx).await;
-                crate::permission::answer(self.host, &outcome, &ctx, &original)
+                crate::permission::answer(self.host, self.version, &outcome, &ctx, &original)
             }
             Incoming::Notification(mut ctx) => {
                 let outcome = hooks.dispatch(&mut ctx).await;

@@ -32,6 +32,12 @@ pub(crate) mod claude {
     /// tools' output could be replaced, with `updatedMCPToolOutput`
     /// (changelog 2.1.121, quoted in anthropics/claude-code#54161).
     pub(crate) const TOOL_OUTPUT_ALL: HostVersion = HostVersion::new(2, 1, 121);
+    /// A `PermissionRequest` grant's `updatedInput` is checked against the
+    /// person's `permissions.deny` rules: changelog 2.1.110, "Fixed
+    /// `PermissionRequest` hooks returning `updatedInput` not being
+    /// re-checked against `permissions.deny` rules". Before, a granted
+    /// rewrite ran whatever those rules forbid.
+    pub(crate) const GRANTED_INPUT_CHECKED: HostVersion = HostVersion::new(2, 1, 110);
 }
 
 /// From this Claude Code version on, a settings file naming a hook event it

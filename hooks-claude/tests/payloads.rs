@@ -970,6 +970,52 @@ async fn a_granted_rewrite_is_updated_input_on_claude_and_left_to_codex() {
 }
 
 #[tokio::test]
+async fn a_granted_rewrite_is_not_sent_to_a_claude_code_that_would_skip_the_deny_rules() {
+    // Before 2.1.110 Claude Code ran a granted `updatedInput` without checking
+    // it against the person's `permissions.deny` rules: a hook narrowing a
+    // call could hand it input a deny rule forbids. Told such a version, the
+    // binary sends no grant; the dialog decides on the call as asked.
+    let narrow = || {
+        no_hooks().hook(Hook::new("narrow", |ctx: &mut PermissionRequest| {
+            ctx.args_mut()["command"] = json!("rm -rf target/tmp/cache");
+            ctx.grant();
+        }))
+    };
+    let raw = raw(Host::Claude, "PermissionRequest");
+    for (version, sent) in [("2.1.109", false), ("2.1.110", true)] {
+        let responder = Responder::new(narrow(), Host::Claude)
+            .unwrap()
+            .host_version(version.parse().unwrap());
+        let answer = responder.answer(&raw).await;
+        let json = answer.json_value().unwrap();
+        assert_eq!(
+            json.get("hookSpecificOutput").is_some(),
+            sent,
+            "{version}: {json}"
+        );
+        if !sent {
+            let note = json["systemMessage"].as_str().unwrap();
+            assert!(
+                note.contains("`narrow` granted this call with its input rewritten"),
+                "{note}"
+            );
+            assert!(note.contains("2.1.110"), "{note}");
+        }
+    }
+    // A grant of the input as asked needs no re-check: sent to every version.
+    let fine = no_hooks().hook(Hook::new("fine", |ctx: &mut PermissionRequest| ctx.grant()));
+    let answer = Responder::new(fine, Host::Claude)
+        .unwrap()
+        .host_version("2.1.109".parse().unwrap())
+        .answer(&raw)
+        .await;
+    assert_eq!(
+        answer.json_value().unwrap()["hookSpecificOutput"]["decision"],
+        json!({"behavior": "allow"})
+    );
+}
+
+#[tokio::test]
 async fn a_grant_voided_by_a_later_rewrite_is_not_sent() {
     let hooks = no_hooks()
         .hook(Hook::new("fine", |ctx: &mut PermissionRequest| ctx.grant()).priority(1))
