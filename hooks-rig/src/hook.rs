@@ -27,7 +27,7 @@ pub(crate) struct Inner {
     pub(crate) session: Session,
     started: AtomicBool,
     /// One handle per tool name, found on the tool's first call.
-    handles: RwLock<HashMap<Box<str>, Arc<ToolHandle>>>,
+    handles: RwLock<Handles>,
     /// Calls the pre-hooks allowed, waiting for their outcome: the post-hooks
     /// see the pre-hooks' rewrites and approvals, as `ToolHandle::run` does.
     pending: Mutex<HashMap<EffectId, Pending>>,
@@ -36,6 +36,35 @@ pub(crate) struct Inner {
     /// The first hook's word that the session should end: every later run
     /// and dispatch stops on it. Shared with the sub-agents' hooks.
     ended: Arc<OnceLock<EndSession>>,
+}
+
+/// The tools' handles. An agent has a few tools, called over and over:
+/// the first [`Handles::SCANNED`] are found by comparing names, cheaper than
+/// hashing one; any more (a model inventing names) are hashed.
+#[derive(Default)]
+struct Handles {
+    few: Vec<Arc<ToolHandle>>,
+    more: HashMap<Box<str>, Arc<ToolHandle>>,
+}
+
+impl Handles {
+    const SCANNED: usize = 8;
+
+    fn get(&self, tool: &str) -> Option<&Arc<ToolHandle>> {
+        match self.few.iter().find(|handle| handle.name() == tool) {
+            Some(handle) => Some(handle),
+            None if self.more.is_empty() => None,
+            None => self.more.get(tool),
+        }
+    }
+
+    fn insert(&mut self, handle: Arc<ToolHandle>) {
+        if self.few.len() < Self::SCANNED {
+            self.few.push(handle);
+        } else {
+            self.more.insert(handle.name().into(), handle);
+        }
+    }
 }
 
 pub(crate) struct Pending {
@@ -56,7 +85,7 @@ impl HooksHook {
                 hooks,
                 session,
                 started: AtomicBool::new(false),
-                handles: RwLock::new(HashMap::new()),
+                handles: RwLock::new(Handles::default()),
                 pending: Mutex::new(HashMap::new()),
                 parked: AtomicUsize::new(0),
                 ended,
@@ -123,10 +152,13 @@ impl HooksHook {
             return Arc::clone(handle);
         }
         let mut handles = handles.write().unwrap_or_else(PoisonError::into_inner);
-        let handle = handles
-            .entry(tool.into())
-            .or_insert_with(|| Arc::new(self.inner.hooks.tool(tool.to_owned())));
-        Arc::clone(handle)
+        // Another call of the tool may have made it meanwhile.
+        if let Some(handle) = handles.get(tool) {
+            return Arc::clone(handle);
+        }
+        let handle = Arc::new(self.inner.hooks.tool(tool.to_owned()));
+        handles.insert(Arc::clone(&handle));
+        handle
     }
 
     pub(crate) fn park(&self, id: EffectId, pending: Pending) {
@@ -234,5 +266,32 @@ impl HooksHook {
             EffectKind::Completion { .. } => self.post_model(&event).await,
             _ => OutcomeAction::Proceed,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use hooks_core::{Hooks, Session};
+
+    use super::{Handles, HooksHook};
+
+    /// Past the scanned few, a model inventing tool names still gets each
+    /// tool's own handle, made once.
+    #[test]
+    fn every_tool_keeps_its_own_handle() {
+        let hooks = Hooks::builder().without_linked().build().expect("hooks");
+        let hook = HooksHook::new(hooks, Session::new("s"));
+        let names: Vec<String> = (0..Handles::SCANNED * 3)
+            .map(|i| format!("tool_{i}"))
+            .collect();
+        let first: Vec<_> = names.iter().map(|name| hook.handle(name)).collect();
+        for (name, handle) in names.iter().zip(&first).rev() {
+            let again = hook.handle(name);
+            assert_eq!(again.name(), name);
+            assert!(Arc::ptr_eq(&again, handle), "{name}: made twice");
+        }
+        assert_eq!(hook.handle("tool_").name(), "tool_");
     }
 }
