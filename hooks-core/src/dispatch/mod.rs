@@ -147,7 +147,7 @@ pub(crate) fn conclude<C: Event>(ctx: &mut C, denial: Option<Denial>) -> Outcome
 /// [`conclude`] for a dispatch every hook allowed. The `None` is written in
 /// place: passed as a value, it was built on the stack and copied into the
 /// outcome, whose first load of it waited for the store (a stall `perf`
-/// put at half the fast path's time).
+/// put at most of the first poll's time).
 #[inline]
 pub(crate) fn conclude_allowed<C: Event>(ctx: &mut C) -> Outcome {
     let notes = ctx.__trail().notes_if_any().map(boxed);

@@ -31,7 +31,7 @@ pub(crate) struct Dispatch<'a, C: 'static> {
     /// left in place (it holds only references), so that the outcome can
     /// be written straight into the poll's answer (building it first, then
     /// moving it past a change of state, stalled the load of every word
-    /// just written: a third of the fast path's time, by `perf`).
+    /// just written: most of the first poll's time, by `perf`).
     finished: bool,
 }
 
