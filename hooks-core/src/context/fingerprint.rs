@@ -75,8 +75,9 @@ impl PartialEq for Print {
 struct Recorder {
     words: [u64; WORDS],
     len: usize,
-    /// The hash of every word so far, once there are more than `WORDS`.
-    overflow: Option<Sip13>,
+    /// Every word so far, hashed, once there are more than `WORDS` (`len`
+    /// stays at `WORDS` then).
+    hasher: Option<Sip13>,
 }
 
 impl Default for Recorder {
@@ -84,7 +85,7 @@ impl Default for Recorder {
         Recorder {
             words: [0; WORDS],
             len: 0,
-            overflow: None,
+            hasher: None,
         }
     }
 }
@@ -95,28 +96,28 @@ impl Recorder {
         if self.len < WORDS {
             self.words[self.len] = word;
             self.len += 1;
+        } else if let Some(hasher) = &mut self.hasher {
+            // Long content (a tool's whole output): hashed as it comes.
+            hasher.write_u64(word);
         } else {
-            self.spill(word);
+            self.start_hashing(word);
         }
     }
 
-    /// Past `WORDS` words: hashes those kept, then every word after them.
+    /// The first word past `WORDS`: hashes those kept, then it.
+    #[cold]
     #[inline(never)]
-    fn spill(&mut self, word: u64) {
-        let words = self.words;
-        self.overflow
-            .get_or_insert_with(|| {
-                let mut hasher = Sip13::keyed();
-                for kept in words {
-                    hasher.write_u64(kept);
-                }
-                hasher
-            })
-            .write_u64(word);
+    fn start_hashing(&mut self, word: u64) {
+        let mut hasher = Sip13::keyed();
+        for kept in self.words {
+            hasher.write_u64(kept);
+        }
+        hasher.write_u64(word);
+        self.hasher = Some(hasher);
     }
 
     fn print(&self) -> Print {
-        match &self.overflow {
+        match &self.hasher {
             Some(hasher) => Print::Hash(hasher.finish()),
             None => Print::Words {
                 len: self.len,
