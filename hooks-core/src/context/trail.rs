@@ -2,7 +2,6 @@
 //! failures that were let through, and approvals.
 
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use serde::Serialize;
@@ -12,7 +11,7 @@ use super::fingerprint::Print;
 use crate::name::HookName;
 use crate::verdict::HookError;
 use crate::verdict::{ApprovalRecord, Denial};
-use crate::verdict::{EndSession, MessageLevel, Notes, UserMessage, Warning};
+use crate::verdict::{EndSession, MessageLevel, NO_NOTES, Notes, UserMessage, Warning};
 
 /// The default budget for context injected by all hooks of one event: 10 KiB.
 pub const DEFAULT_INJECTION_BUDGET: usize = 10 * 1024;
@@ -307,10 +306,21 @@ pub struct Trail {
     run_start: usize,
     /// Behind a lock so that hooks holding a shared reference (guards,
     /// observers) can warn; uncontended, and never locked on the fast path.
-    notes: Mutex<Notes>,
-    /// Set by every access that may write the notes, so that the end of a
-    /// dispatch that noted nothing (most) need not look at them.
-    noted: AtomicBool,
+    /// Boxed, and only once something is noted: most dispatches note
+    /// nothing, and every context carries this field (an integration
+    /// builds, moves and drops a context per call).
+    notes: Mutex<Option<Box<Notes>>>,
+}
+
+/// What hooks noted, locked for reading: empty notes when nothing was noted.
+pub(crate) struct NotesRef<'a>(MutexGuard<'a, Option<Box<Notes>>>);
+
+impl std::ops::Deref for NotesRef<'_> {
+    type Target = Notes;
+
+    fn deref(&self) -> &Notes {
+        self.0.as_deref().unwrap_or(&NO_NOTES)
+    }
 }
 
 /// What a shadow hook's run must not leave behind, taken before it runs.
@@ -451,52 +461,65 @@ impl Trail {
 
     pub(crate) fn warn(&self, text: String) {
         tracing::warn!(hook = self.current.as_ref().map_or("", HookName::as_str), %text, "hook warning");
-        self.notes().warnings.push(Warning {
-            hook: self.current.clone(),
-            text,
-        });
+        let hook = self.current.clone();
+        self.note(|notes| notes.warnings.push(Warning { hook, text }));
     }
 
     pub(crate) fn user_message(&self, level: MessageLevel, text: String) {
-        self.notes().messages.push(UserMessage {
-            hook: self.current.clone(),
-            level,
-            text,
-        });
+        let hook = self.current.clone();
+        self.note(|notes| notes.messages.push(UserMessage { hook, level, text }));
     }
 
     /// Records that the session should end; the first hook to say so is kept.
     pub(crate) fn end_session(&self, reason: String) {
-        let mut notes = self.notes();
-        if notes.end_session.is_none() {
-            notes.end_session = Some(EndSession {
-                hook: self.current.clone(),
-                reason,
-            });
-        }
+        let hook = self.current.clone();
+        self.note(|notes| {
+            if notes.end_session.is_none() {
+                notes.end_session = Some(EndSession { hook, reason });
+            }
+        });
     }
 
-    /// The notes so far.
-    pub(crate) fn notes(&self) -> MutexGuard<'_, Notes> {
-        self.noted.store(true, Ordering::Relaxed);
+    fn locked(&self) -> MutexGuard<'_, Option<Box<Notes>>> {
         // Nothing panics while holding it but an allocation failure.
         self.notes.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    #[inline]
-    pub(crate) fn notes_mut(&mut self) -> &mut Notes {
-        *self.noted.get_mut() = true;
-        self.notes.get_mut().unwrap_or_else(PoisonError::into_inner)
+    /// Writes the notes, through a shared reference (a guard may warn).
+    fn note(&self, write: impl FnOnce(&mut Notes)) {
+        write(self.locked().get_or_insert_with(Box::default));
     }
 
-    /// The notes, if there may be some (one load when nothing was ever noted).
+    /// The notes so far.
+    pub(crate) fn notes(&self) -> NotesRef<'_> {
+        NotesRef(self.locked())
+    }
+
+    /// The notes, to write.
+    pub(crate) fn notes_mut(&mut self) -> &mut Notes {
+        self.notes
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get_or_insert_with(Box::default)
+    }
+
+    /// The notes, to read, without making room for them.
+    pub(crate) fn notes_now(&mut self) -> &Notes {
+        self.notes
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_deref()
+            .unwrap_or(&NO_NOTES)
+    }
+
+    /// The notes, if there are some (one load when nothing was ever noted).
     #[inline]
     pub(crate) fn notes_if_any(&mut self) -> Option<&Notes> {
-        if !*self.noted.get_mut() {
-            return None;
-        }
-        let notes = self.notes.get_mut().unwrap_or_else(PoisonError::into_inner);
-        (!notes.is_empty()).then_some(&*notes)
+        self.notes
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_deref()
+            .filter(|notes| !notes.is_empty())
     }
 
     /// Where the trail is before a shadow hook runs.
@@ -504,7 +527,7 @@ impl Trail {
         TrailMark {
             rewrites: self.rewrites.len(),
             injected: self.injected.clone(),
-            messages: self.notes_mut().messages.len(),
+            messages: self.notes_now().messages.len(),
         }
     }
 
@@ -522,7 +545,14 @@ impl Trail {
             self.injected = mark.injected;
         }
         // A shadow hook's messages would reach the person: dropped.
-        self.notes_mut().messages.truncate(mark.messages);
+        if let Some(notes) = self
+            .notes
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_deref_mut()
+        {
+            notes.messages.truncate(mark.messages);
+        }
         // Its fields are about to be put back.
         self.forget_prints();
         fields

@@ -166,15 +166,14 @@ fn boxed(notes: &Notes) -> Box<Notes> {
 pub(crate) async fn shadow<C: Event>(hooks: &Hooks, entry: &Entry<C>, ctx: &mut C, traced: bool) {
     let saved = ctx.__save();
     let mark = ctx.__trail().mark();
-    let session_end = ctx.__trail().notes_mut().end_session.clone();
+    let session_end = ctx.__trail().notes_now().end_session.clone();
     let verdict = redacted(run::run(entry, ctx, traced).await, hooks.redactor());
     ctx.__settle();
     let mut fields = ctx.__trail().back_to(mark);
     ctx.__restore(saved);
     // Ending the session is enforced too: a shadow hook's is noted, not kept.
-    let notes = ctx.__trail().notes_mut();
-    if notes.end_session != session_end {
-        notes.end_session = session_end;
+    if ctx.__trail().notes_now().end_session != session_end {
+        ctx.__trail().notes_mut().end_session = session_end;
         fields.push("end_session");
     }
     let hook = &entry.meta.name;

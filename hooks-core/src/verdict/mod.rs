@@ -20,6 +20,7 @@ pub(crate) use failure::{catch, catch_async, guard, within};
 pub use notes::{
     EndSession, MessageLevel, Notes, Shadowed, StopCapped, UserMessage, Warning, Would,
 };
+pub(crate) use outcome::NO_NOTES;
 pub use outcome::{Denial, DenialCause, Outcome};
 pub use output::{BoxFuture, Deferred, HookOutput, ObserverOutput, Verdict};
 pub use printable::printable;

@@ -33,7 +33,8 @@ pub struct Outcome {
     notes: Option<Box<Notes>>,
 }
 
-static NO_NOTES: Notes = Notes::EMPTY;
+/// Notes with nothing in them, for what noted nothing.
+pub(crate) static NO_NOTES: Notes = Notes::EMPTY;
 
 impl Outcome {
     /// Every hook let the call through, and noted nothing.
