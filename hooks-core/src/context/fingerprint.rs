@@ -130,16 +130,7 @@ impl Recorder {
 impl Hasher for Recorder {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0; 8];
-            word.copy_from_slice(chunk);
-            self.word(u64::from_le_bytes(word));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            self.word(partial_word(rest));
-        }
+        for_each_word(bytes, |word| self.word(word));
     }
 
     #[inline]
@@ -232,16 +223,7 @@ impl Sip13 {
 impl Hasher for Sip13 {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0; 8];
-            word.copy_from_slice(chunk);
-            self.block(u64::from_le_bytes(word));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            self.block(partial_word(rest));
-        }
+        for_each_word(bytes, |word| self.block(word));
     }
 
     #[inline]
@@ -300,6 +282,22 @@ fn feed_str(text: &str, hasher: &mut impl Hasher) {
             feed_head(3, len, hasher);
             hasher.write(bytes);
         }
+    }
+}
+
+/// `bytes` as little-endian 8-byte words, the last zero-padded: how both
+/// hashers take a write.
+#[inline]
+fn for_each_word(bytes: &[u8], mut word: impl FnMut(u64)) {
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut whole = [0; 8];
+        whole.copy_from_slice(chunk);
+        word(u64::from_le_bytes(whole));
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        word(partial_word(rest));
     }
 }
 

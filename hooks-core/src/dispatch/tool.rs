@@ -62,7 +62,7 @@ pub struct ToolHandle {
 /// One event's hooks for one tool, found when the handle is made: which
 /// may run, and whether any of them observes (if none does, a dispatch
 /// has no observer phase, whatever other tools' hooks observe).
-#[derive(Clone, Default)]
+#[derive(Clone)]
 struct Plan {
     candidates: Box<[Candidate]>,
     observed: bool,
