@@ -318,7 +318,8 @@ fn optional_string(
     }
 }
 
-fn kind(value: &Value) -> &'static str {
+/// A value's JSON kind, for messages and for comparing shapes.
+pub(crate) fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

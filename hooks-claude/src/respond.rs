@@ -10,7 +10,7 @@ use hooks_core::{Hooks, Outcome, Session, Value, json};
 use crate::answer::{Answer, PreToolAnswer, Reply, refuse};
 use crate::asks::Asked;
 use crate::host::{Host, RewriteDecision};
-use crate::input::{self, Incoming};
+use crate::input::{self, Incoming, kind};
 use crate::stops::{Run, StopCounts};
 use crate::version::{HostVersion, claude};
 
@@ -428,18 +428,6 @@ fn rewriters(rewrites: &[hooks_core::context::Rewrite]) -> String {
         "unknown".to_owned()
     } else {
         names.join(", ")
-    }
-}
-
-/// A value's JSON kind, for comparing shapes.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
