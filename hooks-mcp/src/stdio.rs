@@ -13,9 +13,12 @@ use std::future::Future;
 use std::sync::Arc;
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, JsonRpcRequest};
+use rmcp::model::{
+    CallToolRequest, ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, JsonRpcRequest,
+};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
+use serde::Deserialize as _;
 use serde_json::{Value, json};
 use tokio::io::{
     AsyncBufReadExt, AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt, BufReader,
@@ -140,7 +143,7 @@ fn check(line: &[u8]) -> Result<ClientJsonRpcMessage, Option<Vec<u8>>> {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
-    match serde_json::from_value::<ClientJsonRpcMessage>(value) {
+    match decode(value) {
         // A method the service knows, whose parameters did not fit its type,
         // is read as a custom request and would be refused as unknown.
         Ok(JsonRpcMessage::Request(JsonRpcRequest {
@@ -165,6 +168,29 @@ fn check(line: &[u8]) -> Result<ClientJsonRpcMessage, Option<Vec<u8>>> {
             None => Err(None),
         },
     }
+}
+
+/// rmcp's reading of a client message, with a `tools/call` request — most
+/// of what a session sends — read as the one type it can be. rmcp's request
+/// type is an untagged enum: a message is tried against each request type in
+/// turn, and every failed try builds an error message (about 28,000
+/// instructions of a call's 280,000 in the gateway, measured with callgrind).
+/// No type before `CallToolRequest` accepts the method `tools/call`, so
+/// where the direct reading succeeds the enum would have read the same; where
+/// it fails, the enum decides, as before.
+fn decode(value: Value) -> Result<ClientJsonRpcMessage, serde_json::Error> {
+    let is_call = value.get("method").and_then(Value::as_str) == Some("tools/call")
+        && value.get("id").is_some()
+        && value.get("result").is_none()
+        && value.get("error").is_none();
+    if is_call && let Ok(call) = JsonRpcRequest::<CallToolRequest>::deserialize(&value) {
+        return Ok(JsonRpcMessage::Request(JsonRpcRequest {
+            jsonrpc: call.jsonrpc,
+            id: call.id,
+            request: ClientRequest::CallToolRequest(call.request),
+        }));
+    }
+    serde_json::from_value(value)
 }
 
 /// The methods whose parameters the service checks by type.
@@ -194,4 +220,60 @@ fn error_line(id: &Value, code: i64, message: &str) -> Vec<u8> {
     .unwrap_or_default();
     line.push(b'\n');
     line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What rmcp alone makes of `line`, and what `decode` makes of it, as
+    /// comparable text (the message's JSON and its debug form, which shows
+    /// the request type chosen and the extensions).
+    fn both(line: &Value) -> (String, String) {
+        let show = |message: Result<ClientJsonRpcMessage, serde_json::Error>| match message {
+            Ok(message) => format!(
+                "{} {message:?}",
+                serde_json::to_string(&message).unwrap_or_default()
+            ),
+            Err(error) => format!("error: {error}"),
+        };
+        (
+            show(serde_json::from_value(line.clone())),
+            show(decode(line.clone())),
+        )
+    }
+
+    #[test]
+    fn a_tools_call_reads_as_rmcp_reads_it() {
+        let lines = [
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                   "params": {"name": "get_current_time", "arguments": {"timezone": "UTC"}}}),
+            json!({"jsonrpc": "2.0", "id": "a-7", "method": "tools/call",
+                   "params": {"name": "t", "arguments": {"deep": [1, {"x": null}]},
+                              "_meta": {"progressToken": 9, "other": "kept"}}}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                   "params": {"name": "t"}, "extra": true}),
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                   "params": {"name": "t", "task": {"ttl": 1000}}}),
+            // Not a call rmcp reads as one: whatever it makes of them, so
+            // does `decode`.
+            json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"arguments": {}}}),
+            json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                   "params": {"name": "t", "arguments": [1, 2]}}),
+            json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call"}),
+            json!({"jsonrpc": "2.0", "id": null, "method": "tools/call", "params": {"name": "t"}}),
+            json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "t"},
+                   "result": {}}),
+            json!({"jsonrpc": "1.0", "id": 8, "method": "tools/call", "params": {"name": "t"}}),
+            json!({"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "t"}}),
+            json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}),
+        ];
+        for line in &lines {
+            let (rmcp, ours) = both(line);
+            assert_eq!(ours, rmcp, "{line}");
+        }
+        // The direct reading is taken for a well-formed call.
+        let (_, first) = both(&lines[0]);
+        assert!(first.contains("CallToolRequest"), "{first}");
+    }
 }
