@@ -3,6 +3,7 @@
 //! and prompts it offered when the gateway started.
 
 mod line_limit;
+mod lines;
 mod link;
 mod ordered;
 

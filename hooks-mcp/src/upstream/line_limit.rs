@@ -7,7 +7,8 @@
 //! answer.
 
 use serde_json::Value;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt};
+use tokio::sync::mpsc;
 
 /// The most one message from an upstream may be: 16 MiB, as rmcp's own
 /// limit on a line and on an event over Streamable HTTP.
@@ -16,22 +17,25 @@ pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 /// The JSON-RPC error code of an answer replaced by an error (`Internal error`).
 const INTERNAL_ERROR: i64 = -32603;
 
-/// Copies lines from `upstream` to `rmcp` until `upstream` ends (or `rmcp`
-/// stops reading), replacing each line over `limit` bytes with an error
-/// answer to the request it answered, if it answered one.
-pub(crate) async fn relay<R, W>(name: &str, mut upstream: R, mut rmcp: W, limit: usize)
-where
+/// Passes the lines of `upstream` (each with its newline) to `lines` until
+/// `upstream` ends (or nobody receives any more), replacing each line over
+/// `limit` bytes with an error answer to the request it answered, if it
+/// answered one. When it returns, `lines` is dropped: the receiver sees the end.
+pub(crate) async fn relay<R>(
+    name: &str,
+    mut upstream: R,
+    lines: mpsc::Sender<Vec<u8>>,
+    limit: usize,
+) where
     R: AsyncBufRead + Unpin,
-    W: AsyncWrite + Unpin,
 {
     let mut line = Vec::new();
     loop {
         match read_line(&mut upstream, &mut line, limit).await {
             Ok(Line::Whole) => {
-                if rmcp.write_all(&line).await.is_err() || rmcp.flush().await.is_err() {
+                if lines.send(std::mem::take(&mut line)).await.is_err() {
                     return;
                 }
-                line.clear();
             }
             Ok(Line::Oversized { bytes, scan }) => {
                 line.clear();
@@ -63,11 +67,11 @@ where
                 });
                 let mut answer = error.to_string().into_bytes();
                 answer.push(b'\n');
-                if rmcp.write_all(&answer).await.is_err() || rmcp.flush().await.is_err() {
+                if lines.send(answer).await.is_err() {
                     return;
                 }
             }
-            // The upstream closed its stdout (it exited): so does rmcp's side.
+            // The upstream closed its stdout (it exited).
             Ok(Line::End) | Err(_) => {
                 if !line.is_empty() {
                     tracing::warn!(
@@ -75,7 +79,6 @@ where
                         "the upstream ended in the middle of a message"
                     );
                 }
-                let _ = rmcp.shutdown().await;
                 return;
             }
         }
@@ -307,8 +310,12 @@ mod tests {
     }
 
     async fn relayed(input: &[u8], limit: usize) -> String {
+        let (sender, mut receiver) = mpsc::channel(16);
+        relay("up", input, sender, limit).await;
         let mut output = Vec::new();
-        relay("up", input, &mut output, limit).await;
+        while let Some(line) = receiver.recv().await {
+            output.extend(line);
+        }
         String::from_utf8(output).unwrap()
     }
 

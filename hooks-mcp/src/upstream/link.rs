@@ -24,6 +24,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::line_limit::{self, MAX_MESSAGE_BYTES};
+use super::lines::Lines;
 use super::ordered::Ordered;
 use crate::forward::{Forwarder, InFlight};
 use crate::pins::watch::ToolWatch;
@@ -70,18 +71,14 @@ pub(crate) async fn connect(
                 return Err(format!("`{program}` was started without pipes"));
             };
             // The upstream's lines reach rmcp through the relay, which
-            // bounds them: rmcp's own bound is left open.
-            let (from_relay, to_rmcp) = tokio::io::duplex(64 * 1024);
+            // bounds them.
+            let (to_rmcp, from_relay) = tokio::sync::mpsc::channel(16);
             let relay_name = name.to_owned();
             tokio::spawn(async move {
                 let stdout = BufReader::with_capacity(64 * 1024, stdout);
                 line_limit::relay(&relay_name, stdout, to_rmcp, MAX_MESSAGE_BYTES).await;
             });
-            let transport = Ordered::new(
-                rmcp::transport::async_rw::AsyncRwTransport::new_client(from_relay, stdin)
-                    .with_max_line_length(usize::MAX),
-                Arc::clone(in_flight),
-            );
+            let transport = Ordered::new(Lines::new(from_relay, stdin), Arc::clone(in_flight));
             let service = forwarder.serve(transport).await.map_err(|error| {
                 format!("`{program}` did not complete the MCP handshake: {error}")
             })?;
