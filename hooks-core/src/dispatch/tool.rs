@@ -1,6 +1,7 @@
 use std::borrow::Cow;
 use std::fmt::Display;
 use std::future::Future;
+use std::pin::pin;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -219,10 +220,17 @@ impl ToolHandle {
             };
         }
         let started = Instant::now();
-        let result = match catch_async(tool(pre.args())).await {
-            Ok(result) => result,
-            Err(HookError::Panicked(message)) => Err(ToolError::panicked(message)),
-            Err(error) => Err(ToolError::panicked(error.to_string())),
+        let result = {
+            // Pinned here and lent to `catch_async`: handed over by value,
+            // the tool's future would be laid out twice in this one (once
+            // as `catch_async`'s argument, once pinned inside it), and an
+            // integration's tool future is often the largest thing in it.
+            let mut call = pin!(tool(pre.args()));
+            match catch_async(call.as_mut()).await {
+                Ok(result) => result,
+                Err(HookError::Panicked(message)) => Err(ToolError::panicked(message)),
+                Err(error) => Err(ToolError::panicked(error.to_string())),
+            }
         };
         let after = match result {
             Ok(value) => {
