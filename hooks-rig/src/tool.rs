@@ -24,11 +24,15 @@ impl HooksHook {
         kind: &EffectKind,
     ) -> DispatchAction {
         let handle = self.handle(name);
-        let mut pre = PreToolUse::new(&self.inner.session, name.to_owned(), args_value(args));
-        if let Some(call_id) = call_id {
-            pre = pre.with_call_id(call_id.wire());
-        }
-        let outcome = handle.dispatch(&mut pre).await;
+        // Boxed: the context is about 1 KB, and rig boxes this call's
+        // future (and moves it) per call; a box of the context alone is
+        // cheaper than a future holding it, and parks as it is.
+        let pre = PreToolUse::new(&self.inner.session, name.to_owned(), args_value(args));
+        let mut pre = Box::new(match call_id {
+            Some(call_id) => pre.with_call_id(call_id.wire()),
+            None => pre,
+        });
+        let outcome = handle.dispatch(&mut *pre).await;
         // An ended session stops the run before the tool runs, denied or not.
         if let Some(reason) = self.note_end(&outcome) {
             return DispatchAction::stop(reason);
