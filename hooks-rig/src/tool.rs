@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use hooks_core::{PostToolUse, PostToolUseFailure, PreToolUse, ToolError};
+use hooks_core::{PostToolUse, PostToolUseFailure, ToolError};
 use rig_agent::agent::{DispatchAction, OutcomeAction, OutcomeEvent};
 use rig_agent::tool::{ToolExecutionError, ToolResult};
 use rig_core::effect::{EffectId, EffectKind, Outcome};
@@ -26,12 +26,18 @@ impl HooksHook {
         let handle = self.handle(name);
         // Boxed: the context is about 1 KB, and rig boxes this call's
         // future (and moves it) per call; a box of the context alone is
-        // cheaper than a future holding it, and parks as it is.
-        let pre = PreToolUse::new(&self.inner.session, name.to_owned(), args_value(args));
-        let mut pre = Box::new(match call_id {
-            Some(call_id) => pre.with_call_id(call_id.wire()),
-            None => pre,
-        });
+        // cheaper than a future holding it, and parks as it is. The box
+        // is made first, so that the context can be built in it. The name
+        // is the handle's, shared.
+        let room = Box::new_uninit();
+        let pre = handle.pre_tool_use(&self.inner.session, args_value(args));
+        let mut pre = Box::write(
+            room,
+            match call_id {
+                Some(call_id) => pre.with_call_id(call_id.wire()),
+                None => pre,
+            },
+        );
         let outcome = handle.dispatch(&mut *pre).await;
         // An ended session stops the run before the tool runs, denied or not.
         if let Some(reason) = self.note_end(&outcome) {
