@@ -253,11 +253,15 @@ impl AgentHook for HooksHook {
         // injected): answered without the post-hooks' state, which is
         // boxed where it is needed, so that the future rig boxes per call
         // stays small.
-        let action = if self.outcome_needed(&event) {
-            Box::pin(self.outcome(event)).await
-        } else {
-            OutcomeAction::Proceed
-        };
+        if !self.outcome_needed(&event) {
+            // Answered in place: an action kept in a variable first is
+            // copied whole (some 200 bytes) even when it is `Proceed`.
+            return match self.ended() {
+                Some(reason) => OutcomeAction::stop(reason),
+                None => OutcomeAction::Proceed,
+            };
+        }
+        let action = Box::pin(self.outcome(event)).await;
         // The hooks saw what happened (the audit keeps a call that ran); an
         // ended session then stops the run, whatever they made of it.
         match self.ended() {
