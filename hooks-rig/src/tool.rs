@@ -1,6 +1,7 @@
 //! Tool calls: `PreToolUse` at rig's dispatch, `PostToolUse` or
 //! `PostToolUseFailure` at its outcome.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use hooks_core::{PostToolUse, PostToolUseFailure, ToolError};
@@ -29,13 +30,18 @@ impl HooksHook {
         // cheaper than a future holding it, and parks as it is. The box
         // is made first, so that the context can be built in it. The name
         // is the handle's, shared.
+        // What may call out (parsing, the call id's allocation) comes
+        // before the context is assembled, so that nothing interrupts its
+        // writes into the box.
         let room = Box::new_uninit();
-        let pre = handle.pre_tool_use(&self.inner.session, args_value(args));
+        let args = args_value(args);
+        let call_id: Option<Arc<str>> = call_id.map(|id| id.wire().into());
+        let session = &self.inner.session;
         let mut pre = Box::write(
             room,
             match call_id {
-                Some(call_id) => pre.with_call_id(call_id.wire()),
-                None => pre,
+                Some(id) => handle.pre_tool_use(session, args).with_call_id(id),
+                None => handle.pre_tool_use(session, args),
             },
         );
         let outcome = handle.dispatch(&mut *pre).await;
