@@ -161,7 +161,13 @@ impl HooksHook {
         handle
     }
 
-    pub(crate) fn park(&self, id: EffectId, pending: Pending) {
+    /// Keeps the call `pre` allowed for its outcome.
+    pub(crate) fn park(&self, id: EffectId, handle: Arc<ToolHandle>, pre: Box<PreToolUse>) {
+        let pending = Pending {
+            pre,
+            handle,
+            started: Instant::now(),
+        };
         self.inner.parked.fetch_add(1, Ordering::AcqRel);
         self.inner
             .pending
@@ -235,8 +241,9 @@ impl AgentHook for HooksHook {
         }
         match event.kind {
             EffectKind::ToolCall { name, args } => {
-                self.pre_tool(event.id, name, args, event.call_id, event.kind)
-                    .await
+                let (handle, mut pre) = self.pre_tool(name, args, event.call_id);
+                let outcome = handle.dispatch(&mut *pre).await;
+                self.pre_tool_done(event.id, handle, pre, &outcome, event.kind)
             }
             // Boxed: rig boxes every hook's future per call, so this
             // future's size is paid by every tool call; a model request's
