@@ -1,7 +1,8 @@
 //! The same guard as a native rig hook and through the adapter, measured as
 //! rig's own hook calls inside real agent runs (rig's OpenAI-compatible client against
 //! the scripted model on 127.0.0.1): only the time spent in `on_dispatch`
-//! and `on_outcome` is counted, so HTTP and the agent loop do not blur it.
+//! and `on_outcome` is counted (with boxing the hook's future, which rig
+//! does per call for every hook), so HTTP and the agent loop do not blur it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -74,7 +75,9 @@ impl<H: AgentHook> AgentHook for Timed<H> {
             return self.inner.on_dispatch(ctx, event).await;
         }
         let started = Instant::now();
-        let action = self.inner.on_dispatch(ctx, event).await;
+        // Boxed as rig boxes every hook's future per call (rig boxes this
+        // wrapper's instead): that cost is the hook's, and is counted.
+        let action = Box::pin(self.inner.on_dispatch(ctx, event)).await;
         self.add(started);
         action
     }
@@ -84,7 +87,7 @@ impl<H: AgentHook> AgentHook for Timed<H> {
             return self.inner.on_outcome(ctx, event).await;
         }
         let started = Instant::now();
-        let action = self.inner.on_outcome(ctx, event).await;
+        let action = Box::pin(self.inner.on_outcome(ctx, event)).await;
         self.add(started);
         action
     }

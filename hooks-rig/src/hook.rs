@@ -68,7 +68,7 @@ impl Handles {
 }
 
 pub(crate) struct Pending {
-    pub(crate) pre: PreToolUse,
+    pub(crate) pre: Box<PreToolUse>,
     pub(crate) handle: Arc<ToolHandle>,
     pub(crate) started: Instant,
 }
@@ -161,7 +161,13 @@ impl HooksHook {
         handle
     }
 
-    pub(crate) fn park(&self, id: EffectId, pending: Pending) {
+    /// Keeps the call `pre` allowed for its outcome.
+    pub(crate) fn park(&self, id: EffectId, handle: Arc<ToolHandle>, pre: Box<PreToolUse>) {
+        let pending = Pending {
+            pre,
+            handle,
+            started: Instant::now(),
+        };
         self.inner.parked.fetch_add(1, Ordering::AcqRel);
         self.inner
             .pending
@@ -235,16 +241,34 @@ impl AgentHook for HooksHook {
         }
         match event.kind {
             EffectKind::ToolCall { name, args } => {
-                self.pre_tool(event.id, name, args, event.call_id, event.kind)
-                    .await
+                let (handle, mut pre) = self.pre_tool(name, args, event.call_id);
+                let outcome = handle.dispatch(&mut *pre).await;
+                self.pre_tool_done(event.id, handle, pre, &outcome, event.kind)
             }
-            EffectKind::Completion { request, stream } => self.pre_model(request, *stream).await,
+            // Boxed: rig boxes every hook's future per call, so this
+            // future's size is paid by every tool call; a model request's
+            // larger state is paid by model requests only.
+            EffectKind::Completion { request, stream } => {
+                Box::pin(self.pre_model(request, *stream)).await
+            }
             _ => DispatchAction::Proceed,
         }
     }
 
     async fn on_outcome(&self, _ctx: &HookContext, event: OutcomeEvent<'_>) -> OutcomeAction {
-        let action = self.outcome(event).await;
+        // Most tool calls have nothing parked (no post-hooks, nothing
+        // injected): answered without the post-hooks' state, which is
+        // boxed where it is needed, so that the future rig boxes per call
+        // stays small.
+        if !self.outcome_needed(&event) {
+            // Answered in place: an action kept in a variable first is
+            // copied whole (some 200 bytes) even when it is `Proceed`.
+            return match self.ended() {
+                Some(reason) => OutcomeAction::stop(reason),
+                None => OutcomeAction::Proceed,
+            };
+        }
+        let action = Box::pin(self.outcome(event)).await;
         // The hooks saw what happened (the audit keeps a call that ran); an
         // ended session then stops the run, whatever they made of it.
         match self.ended() {
@@ -255,6 +279,16 @@ impl AgentHook for HooksHook {
 }
 
 impl HooksHook {
+    /// Whether [`outcome`](Self::outcome) may have hooks to run for
+    /// `event`: a tool call's only if some call is parked.
+    fn outcome_needed(&self, event: &OutcomeEvent<'_>) -> bool {
+        match event.kind {
+            EffectKind::ToolCall { .. } => self.inner.parked.load(Ordering::Acquire) > 0,
+            EffectKind::Completion { .. } => true,
+            _ => false,
+        }
+    }
+
     async fn outcome(&self, event: OutcomeEvent<'_>) -> OutcomeAction {
         match event.kind {
             EffectKind::ToolCall { .. } => match self.unpark(event.id) {

@@ -1,9 +1,11 @@
 //! Tool calls: `PreToolUse` at rig's dispatch, `PostToolUse` or
 //! `PostToolUseFailure` at its outcome.
 
-use std::time::Instant;
+use std::sync::Arc;
 
-use hooks_core::{PostToolUse, PostToolUseFailure, PreToolUse, ToolError};
+use hooks_core::{
+    Outcome as HookOutcome, PostToolUse, PostToolUseFailure, PreToolUse, ToolError, ToolHandle,
+};
 use rig_agent::agent::{DispatchAction, OutcomeAction, OutcomeEvent};
 use rig_agent::tool::{ToolExecutionError, ToolResult};
 use rig_core::effect::{EffectId, EffectKind, Outcome};
@@ -15,47 +17,73 @@ use crate::convert::{args_value, output_value, value_output};
 use crate::hook::{HooksHook, Pending};
 
 impl HooksHook {
-    pub(crate) async fn pre_tool(
+    /// The tool's handle and the context of a call rig is about to
+    /// dispatch, for the pre-hooks. Not async, nor is
+    /// [`pre_tool_done`](Self::pre_tool_done): `on_dispatch` awaits the
+    /// dispatch itself, so that no future of ours is nested in the one rig
+    /// boxes per call (each level moved it).
+    pub(crate) fn pre_tool(
         &self,
-        id: EffectId,
         name: &str,
         args: &str,
         call_id: Option<&CallId>,
+    ) -> (Arc<ToolHandle>, Box<PreToolUse>) {
+        let handle = self.handle(name);
+        // Boxed: the context is about 1 KB, and rig boxes this call's
+        // future (and moves it) per call; a box of the context alone is
+        // cheaper than a future holding it, and parks as it is. The box
+        // is made first, so that the context can be built in it, and what
+        // may call out (parsing, the call id's allocation) before the
+        // context is assembled, so that nothing interrupts its writes into
+        // the box. The name is the handle's, shared.
+        let room = Box::new_uninit();
+        let args = args_value(args);
+        let call_id: Option<Arc<str>> = call_id.map(|id| id.wire().into());
+        let session = &self.inner.session;
+        let pre = Box::write(
+            room,
+            match call_id {
+                Some(id) => handle.pre_tool_use(session, args).with_call_id(id),
+                None => handle.pre_tool_use(session, args),
+            },
+        );
+        (handle, pre)
+    }
+
+    /// What rig does with the call after the pre-hooks' `outcome`; the
+    /// call is parked for its outcome if post-hooks or injected context
+    /// need it.
+    pub(crate) fn pre_tool_done(
+        &self,
+        id: EffectId,
+        handle: Arc<ToolHandle>,
+        pre: Box<PreToolUse>,
+        outcome: &HookOutcome,
         kind: &EffectKind,
     ) -> DispatchAction {
-        let handle = self.handle(name);
-        let mut pre = PreToolUse::new(&self.inner.session, name.to_owned(), args_value(args));
-        if let Some(call_id) = call_id {
-            pre = pre.with_call_id(call_id.wire());
-        }
-        let outcome = handle.dispatch(&mut pre).await;
         // An ended session stops the run before the tool runs, denied or not.
-        if let Some(reason) = self.note_end(&outcome) {
+        if let Some(reason) = self.note_end(outcome) {
             return DispatchAction::stop(reason);
         }
         if let Some(denial) = outcome.denial() {
             return DispatchAction::skip(denial.reason());
         }
-        let action = if pre.rewrites().is_empty() {
-            DispatchAction::Proceed
-        } else {
-            DispatchAction::rewrite_tool_args(kind, pre.args().clone())
-        };
         // Nothing to hand the result to, and no context to add to it: no
         // need to keep the call.
-        if handle.count::<PostToolUse>() + handle.count::<PostToolUseFailure>() == 0
-            && pre.injected().is_empty()
-        {
-            return action;
+        let keep = handle.count::<PostToolUse>() + handle.count::<PostToolUseFailure>() > 0
+            || !pre.injected().is_empty();
+        // Each action is returned where it is made: one kept in a variable
+        // is copied whole (rig's actions are some 400 bytes).
+        if pre.rewrites().is_empty() {
+            if keep {
+                self.park(id, handle, pre);
+            }
+            return DispatchAction::Proceed;
         }
-        self.park(
-            id,
-            Pending {
-                pre,
-                handle,
-                started: Instant::now(),
-            },
-        );
+        let action = DispatchAction::rewrite_tool_args(kind, pre.args().clone());
+        if keep {
+            self.park(id, handle, pre);
+        }
         action
     }
 

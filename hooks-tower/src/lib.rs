@@ -188,7 +188,10 @@ where
         let clone = self.inner.clone();
         let inner = std::mem::replace(&mut self.inner, clone);
         let hooks = self.hooks.clone();
-        Box::pin(hooked(hooks, inner, request))
+        // The box first, the future written into it: built on the stack
+        // and moved in, its whole size would be copied per call.
+        let future = Box::write(Box::new_uninit(), hooked(hooks, inner, request));
+        Box::into_pin(future)
     }
 }
 
@@ -239,6 +242,21 @@ where
         call_id,
         args: pre.args().clone(),
     };
+    // Boxed: the post-hooks' state is paid by calls that have them.
+    Box::pin(after(hooks, inner, pre, call)).await
+}
+
+/// The service, then the post- or failure hooks on its answer.
+async fn after<S>(
+    hooks: Hooks,
+    mut inner: S,
+    pre: PreToolUse,
+    call: ToolRequest,
+) -> Result<Value, HookedError<S::Error>>
+where
+    S: Service<ToolRequest, Response = Value>,
+    S::Error: fmt::Display,
+{
     match inner.call(call).await {
         Ok(value) => {
             let mut post = PostToolUse::from_pre(pre, Ok(value));

@@ -128,7 +128,7 @@ impl PostToolUseFailure {
     ) -> Self {
         PostToolUseFailure {
             session: session.clone(),
-            ran: Ran::new(tool.into(), args),
+            ran: Ran::new(super::ToolName::from(tool.into()), args),
             error,
             trail: Trail::default(),
         }

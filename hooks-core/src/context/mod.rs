@@ -24,6 +24,7 @@ mod session;
 mod stop;
 mod subagent;
 mod tool;
+mod tool_name;
 mod trail;
 
 use fingerprint::Print;
@@ -39,6 +40,7 @@ pub use session::{SessionEnd, SessionStart};
 pub use stop::Stop;
 pub use subagent::{SubagentStart, SubagentStop};
 pub use tool::{PostToolUse, PreToolUse};
+pub(crate) use tool_name::ToolName;
 pub use trail::{
     DEFAULT_INJECTION_BUDGET, HookFailure, Injected, InjectedPiece, Injection, InjectionCut,
     Rewrite, Role, Trail,

@@ -2,21 +2,20 @@
 //! call (tool, id, final arguments), how long it ran, and what the
 //! pre-tool-use hooks did to it.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{PreToolUse, Rewrite};
+use super::{PreToolUse, Rewrite, ToolName};
 use crate::catalog::ToolFacts;
 use crate::verdict::{ApprovalRecord, Notes};
 
 /// The call a tool ran for.
 #[derive(Debug, Serialize)]
 pub(crate) struct Ran {
-    pub(crate) tool: Cow<'static, str>,
+    pub(crate) tool: ToolName,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) call_id: Option<Arc<str>>,
     pub(crate) args: Value,
@@ -35,7 +34,7 @@ pub(crate) struct Ran {
 }
 
 impl Ran {
-    pub(crate) fn new(tool: Cow<'static, str>, args: Value) -> Self {
+    pub(crate) fn new(tool: ToolName, args: Value) -> Self {
         Ran {
             tool,
             call_id: None,

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::fingerprint::{Fingerprint, Print};
 use super::ran::{Before, Ran};
-use super::{Rewritable, Saved, Trail, restored};
+use super::{Rewritable, Saved, ToolName, Trail, restored};
 use crate::catalog::ToolFacts;
 use crate::matcher::ToolCall;
 use crate::session::Session;
@@ -18,7 +18,7 @@ use crate::session::Session;
 #[serde(tag = "event", rename = "pre_tool_use")]
 pub struct PreToolUse {
     pub(crate) session: Session,
-    tool: Cow<'static, str>,
+    tool: ToolName,
     #[serde(skip_serializing_if = "Option::is_none")]
     call_id: Option<Arc<str>>,
     args: Value,
@@ -30,10 +30,21 @@ pub struct PreToolUse {
 
 impl PreToolUse {
     /// The context for a call of `tool` with `args`.
+    ///
+    /// An integration holding the tool's [`ToolHandle`](crate::ToolHandle)
+    /// makes it with [`ToolHandle::pre_tool_use`](crate::ToolHandle::pre_tool_use)
+    /// instead, which shares the handle's name rather than taking a copy.
+    #[inline]
     pub fn new(session: &Session, tool: impl Into<Cow<'static, str>>, args: Value) -> Self {
+        Self::named(session, ToolName::from(tool.into()), args)
+    }
+
+    /// The context for a call of the tool named `tool`, as it is kept.
+    #[inline]
+    pub(crate) fn named(session: &Session, tool: ToolName, args: Value) -> Self {
         PreToolUse {
             session: session.clone(),
-            tool: tool.into(),
+            tool,
             call_id: None,
             args,
             facts: None,
@@ -62,6 +73,7 @@ impl PreToolUse {
     /// tells apart two identical calls the model made in parallel (two
     /// approval requests, two audit records).
     #[must_use]
+    #[inline]
     pub fn with_call_id(mut self, id: impl Into<Arc<str>>) -> Self {
         self.call_id = Some(id.into());
         self
@@ -97,7 +109,7 @@ impl PreToolUse {
         ToolCall::new(&self.tool, &self.args).subject()
     }
 
-    pub(crate) fn tool_name(&self) -> Cow<'static, str> {
+    pub(crate) fn tool_name(&self) -> ToolName {
         self.tool.clone()
     }
 
@@ -174,7 +186,7 @@ impl PostToolUse {
     ) -> Self {
         PostToolUse {
             session: session.clone(),
-            ran: Ran::new(tool.into(), args),
+            ran: Ran::new(ToolName::from(tool.into()), args),
             result,
             trail: Trail::default(),
         }

@@ -11,7 +11,7 @@ use super::chain::Chain;
 use super::walk::Dispatch;
 use super::{attach_facts, give_facts};
 use crate::catalog::ToolFacts;
-use crate::context::{PostToolUse, PostToolUseFailure, PreToolUse, ToolError};
+use crate::context::{PostToolUse, PostToolUseFailure, PreToolUse, ToolError, ToolName};
 use crate::event::EventKind;
 use crate::matcher::Relevance;
 use crate::registry::table::{Candidate, Entry};
@@ -52,7 +52,8 @@ use crate::verdict::{Denial, HookError, Outcome, catch_async};
 #[derive(Clone)]
 pub struct ToolHandle {
     hooks: Hooks,
-    tool: Cow<'static, str>,
+    /// Shared with the contexts made from the handle.
+    tool: ToolName,
     /// What the dispatcher's catalog knows about the tool, looked up once.
     facts: Option<Arc<ToolFacts>>,
     pre: Plan,
@@ -79,7 +80,7 @@ impl Hooks {
             post: self.plan::<PostToolUse>(&tool),
             failure: self.plan::<PostToolUseFailure>(&tool),
             hooks: self.clone(),
-            tool,
+            tool: ToolName::shared(tool),
         }
     }
 
@@ -129,6 +130,23 @@ impl ToolHandle {
     /// The tool's name.
     pub fn name(&self) -> &str {
         &self.tool
+    }
+
+    /// The context for a call of this tool with `args`: what
+    /// [`PreToolUse::new`] makes, sharing the handle's name instead of
+    /// copying it.
+    ///
+    /// ```
+    /// use hooks_core::prelude::*;
+    ///
+    /// let hooks = Hooks::builder().build().unwrap();
+    /// let search = hooks.tool(String::from("search"));
+    /// let ctx = search.pre_tool_use(&Session::new("s1"), json!({"q": "rust"}));
+    /// assert_eq!(ctx.tool(), "search");
+    /// ```
+    #[inline]
+    pub fn pre_tool_use(&self, session: &Session, args: Value) -> PreToolUse {
+        PreToolUse::named(session, self.tool.clone(), args)
     }
 
     /// How many hooks of `C`'s event may run for this tool.
@@ -195,7 +213,7 @@ impl ToolHandle {
         T: AsyncFnOnce(&Value) -> Result<Value, E>,
         E: Display,
     {
-        let pre = PreToolUse::new(session, self.tool.clone(), args);
+        let pre = self.pre_tool_use(session, args);
         self.run_call(pre, async |args: &Value| {
             tool(args)
                 .await
