@@ -9,52 +9,24 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hooks_core::{Decision, Hook, Hooks, PreToolUse, Session};
-use hooks_rig::HooksHook;
 use rig_agent::agent::{
     AgentBuilder, AgentHook, DispatchAction, DispatchEvent, HookContext, OutcomeAction,
     OutcomeEvent,
 };
 use rig_core::providers::openai::OpenAIConfig;
-use serde_json::{Value, json};
 
 // The bench uses the tests' scripted model and tools; not every helper.
 #[allow(dead_code, unreachable_pub)]
 #[path = "../tests/support/mod.rs"]
 mod support;
 
+#[allow(dead_code, unreachable_pub)]
+#[path = "support/guard.rs"]
+mod guard;
+
+use guard::{NativeGuard, adapter, turn};
 use support::ReadFile;
-use support::server::{ScriptedModel, text, tool_calls};
-
-/// Tool calls per model turn: half of them read under `/etc` and are denied.
-const CALLS: usize = 8;
-const REASON: &str = "no reading under /etc";
-
-/// The guard body both hooks run.
-fn forbidden(args: &Value) -> bool {
-    args["path"]
-        .as_str()
-        .is_some_and(|path| path.starts_with("/etc"))
-}
-
-/// rig's own way: a hook that parses the arguments and skips the call.
-struct NativeGuard;
-
-impl AgentHook for NativeGuard {
-    async fn on_dispatch(&self, _ctx: &HookContext, event: DispatchEvent<'_>) -> DispatchAction {
-        match event.tool_args() {
-            Some(args) => {
-                let args: Value = serde_json::from_str(args).unwrap_or(Value::Null);
-                if forbidden(&args) {
-                    DispatchAction::skip(REASON)
-                } else {
-                    DispatchAction::Proceed
-                }
-            }
-            None => DispatchAction::Proceed,
-        }
-    }
-}
+use support::server::{ScriptedModel, text};
 
 /// Times the hook it wraps: only tool-call dispatches and outcomes count.
 struct Timed<H> {
@@ -91,24 +63,6 @@ impl<H: AgentHook> AgentHook for Timed<H> {
         self.add(started);
         action
     }
-}
-
-fn turn() -> Value {
-    let calls: Vec<(String, Value)> = (0..CALLS)
-        .map(|i| {
-            let path = if i % 2 == 0 {
-                "/etc/passwd"
-            } else {
-                "notes.txt"
-            };
-            (format!("call_{i}"), json!({"path": path}))
-        })
-        .collect();
-    let calls: Vec<(&str, &str, Value)> = calls
-        .iter()
-        .map(|(id, args)| (id.as_str(), "read_file", args.clone()))
-        .collect();
-    tool_calls(&calls)
 }
 
 /// Total time in the hook over `iters` agent runs.
@@ -148,27 +102,7 @@ fn guard(c: &mut Criterion) {
         b.iter_custom(|iters| measure(&runtime, NativeGuard, iters));
     });
     group.bench_function("hooks_rig_adapter", |b| {
-        b.iter_custom(|iters| {
-            let hooks = Hooks::builder()
-                .without_linked()
-                .hook(
-                    Hook::new("no_etc", |ctx: &mut PreToolUse| {
-                        if forbidden(ctx.args()) {
-                            Decision::deny(REASON)
-                        } else {
-                            Decision::Continue
-                        }
-                    })
-                    .matches("read_file"),
-                )
-                .build()
-                .expect("hooks");
-            measure(
-                &runtime,
-                HooksHook::new(hooks, Session::new("bench")),
-                iters,
-            )
-        });
+        b.iter_custom(|iters| measure(&runtime, adapter(), iters));
     });
     group.finish();
 }

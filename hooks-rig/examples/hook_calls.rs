@@ -22,48 +22,23 @@ use std::pin::pin;
 use std::sync::Once;
 use std::task::{Context, Poll, Waker};
 
-use hooks_core::{Decision, Hook, Hooks, PreToolUse, Session};
-use hooks_rig::HooksHook;
 use rig_agent::agent::{
     AgentBuilder, AgentHook, DispatchAction, DispatchEvent, HookContext, OutcomeAction,
     OutcomeEvent,
 };
 use rig_core::providers::openai::OpenAIConfig;
-use serde_json::{Value, json};
 
 #[allow(dead_code, unreachable_pub)]
 #[path = "../tests/support/mod.rs"]
 mod support;
 
+#[allow(dead_code, unreachable_pub)]
+#[path = "../benches/support/guard.rs"]
+mod guard;
+
+use guard::{NativeGuard, adapter, turn};
 use support::ReadFile;
-use support::server::{ScriptedModel, text, tool_calls};
-
-const CALLS: usize = 8;
-const REASON: &str = "no reading under /etc";
-
-fn forbidden(args: &Value) -> bool {
-    args["path"]
-        .as_str()
-        .is_some_and(|path| path.starts_with("/etc"))
-}
-
-struct NativeGuard;
-
-impl AgentHook for NativeGuard {
-    async fn on_dispatch(&self, _ctx: &HookContext, event: DispatchEvent<'_>) -> DispatchAction {
-        match event.tool_args() {
-            Some(args) => {
-                let args: Value = serde_json::from_str(args).unwrap_or(Value::Null);
-                if forbidden(&args) {
-                    DispatchAction::skip(REASON)
-                } else {
-                    DispatchAction::Proceed
-                }
-            }
-            None => DispatchAction::Proceed,
-        }
-    }
-}
+use support::server::{ScriptedModel, text};
 
 /// Polls a future that must be ready at once.
 fn now<F: Future>(future: F) -> F::Output {
@@ -126,24 +101,6 @@ impl<H: AgentHook> AgentHook for Counted<H> {
     }
 }
 
-fn turn() -> Value {
-    let calls: Vec<(String, Value)> = (0..CALLS)
-        .map(|i| {
-            let path = if i % 2 == 0 {
-                "/etc/passwd"
-            } else {
-                "notes.txt"
-            };
-            (format!("call_{i}"), json!({"path": path}))
-        })
-        .collect();
-    let calls: Vec<(&str, &str, Value)> = calls
-        .iter()
-        .map(|(id, args)| (id.as_str(), "read_file", args.clone()))
-        .collect();
-    tool_calls(&calls)
-}
-
 async fn run<H: AgentHook + 'static>(hook: H, runs: u64) {
     let (model, base_url) = ScriptedModel::start([]).await;
     let client = OpenAIConfig::new("calls").with_base_url(base_url).client();
@@ -169,23 +126,7 @@ fn main() {
         .expect("runtime");
     match case.as_str() {
         "native" => runtime.block_on(run(NativeGuard, runs)),
-        "adapter" => {
-            let hooks = Hooks::builder()
-                .without_linked()
-                .hook(
-                    Hook::new("no_etc", |ctx: &mut PreToolUse| {
-                        if forbidden(ctx.args()) {
-                            Decision::deny(REASON)
-                        } else {
-                            Decision::Continue
-                        }
-                    })
-                    .matches("read_file"),
-                )
-                .build()
-                .expect("hooks");
-            runtime.block_on(run(HooksHook::new(hooks, Session::new("bench")), runs));
-        }
+        "adapter" => runtime.block_on(run(adapter(), runs)),
         other => panic!("unknown case {other}: native or adapter"),
     }
 }

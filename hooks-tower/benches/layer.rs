@@ -3,75 +3,24 @@
 //! a tower stack. Both layers box their future (as hand-written tower
 //! middleware commonly does); ours also runs the post-tool-use dispatch.
 
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll};
-
 use criterion::{Criterion, criterion_group, criterion_main};
 use hooks_core::prelude::*;
 use hooks_tower::{HooksLayer, ToolRequest};
-use tower::{Layer, Service, ServiceExt, service_fn};
+use tower::{Layer, ServiceExt, service_fn};
 
-/// The guard body both run.
-fn refuses(args: &Value) -> bool {
-    args["query"]
-        .as_str()
-        .is_some_and(|query| query.trim_start().to_ascii_uppercase().starts_with("DROP"))
-}
+#[allow(dead_code, unreachable_pub)]
+#[path = "support/guard.rs"]
+mod guard;
 
-#[derive(Clone)]
-struct Guard<S>(S);
-
-struct GuardLayer;
-
-impl<S> Layer<S> for GuardLayer {
-    type Service = Guard<S>;
-    fn layer(&self, inner: S) -> Guard<S> {
-        Guard(inner)
-    }
-}
-
-impl<S> Service<ToolRequest> for Guard<S>
-where
-    S: Service<ToolRequest, Response = Value, Error = String> + Clone + Send + 'static,
-    S::Future: Send,
-{
-    type Response = Value;
-    type Error = String;
-    type Future = Pin<Box<dyn Future<Output = Result<Value, String>> + Send>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), String>> {
-        self.0.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: ToolRequest) -> Self::Future {
-        if refuses(&request.args) {
-            return Box::pin(async { Err("DROP is not allowed".to_owned()) });
-        }
-        let clone = self.0.clone();
-        let mut inner = std::mem::replace(&mut self.0, clone);
-        Box::pin(async move { inner.call(request).await })
-    }
-}
+use guard::{GuardLayer, hooks};
 
 fn bench(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
     let tool = service_fn(|_: ToolRequest| async { Ok::<_, String>(json!({"rows": 1})) });
-    let hooks = Hooks::builder()
-        .without_linked()
-        .hook(Hook::new("guard", |ctx: &mut PreToolUse| {
-            if refuses(ctx.args()) {
-                Decision::deny("DROP is not allowed")
-            } else {
-                Decision::Continue
-            }
-        }))
-        .build()
-        .unwrap();
     let native = GuardLayer.layer(tool);
-    let hooked = HooksLayer::new(hooks).layer(tool);
+    let hooked = HooksLayer::new(hooks()).layer(tool);
     let session = Session::new("bench");
     let select = ToolRequest::new(&session, "sql", json!({"query": "SELECT 1"}));
     let drop = ToolRequest::new(&session, "sql", json!({"query": "DROP TABLE t"}));

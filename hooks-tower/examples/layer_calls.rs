@@ -9,46 +9,15 @@
 //!
 //! The count for 2n calls less the count for n, over n, is one call's.
 
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll};
-
 use hooks_core::prelude::*;
 use hooks_tower::{HooksLayer, ToolRequest};
 use tower::{Layer, Service, ServiceExt, service_fn};
 
-fn refuses(args: &Value) -> bool {
-    args["query"]
-        .as_str()
-        .is_some_and(|query| query.trim_start().to_ascii_uppercase().starts_with("DROP"))
-}
+#[allow(dead_code, unreachable_pub)]
+#[path = "../benches/support/guard.rs"]
+mod guard;
 
-/// The hand-written layer, as in the bench.
-#[derive(Clone)]
-struct Guard<S>(S);
-
-impl<S> Service<ToolRequest> for Guard<S>
-where
-    S: Service<ToolRequest, Response = Value, Error = String> + Clone + Send + 'static,
-    S::Future: Send,
-{
-    type Response = Value;
-    type Error = String;
-    type Future = Pin<Box<dyn Future<Output = Result<Value, String>> + Send>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), String>> {
-        self.0.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: ToolRequest) -> Self::Future {
-        if refuses(&request.args) {
-            return Box::pin(async { Err("DROP is not allowed".to_owned()) });
-        }
-        let clone = self.0.clone();
-        let mut inner = std::mem::replace(&mut self.0, clone);
-        Box::pin(async move { inner.call(request).await })
-    }
-}
+use guard::{GuardLayer, hooks};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -69,7 +38,7 @@ fn main() {
     let mut answered = 0_u64;
     match layer.as_str() {
         "native" => {
-            let native = Guard(tool);
+            let native = GuardLayer.layer(tool);
             for _ in 0..calls {
                 answered += u64::from(
                     runtime
@@ -79,18 +48,7 @@ fn main() {
             }
         }
         "hooked" => {
-            let hooks = Hooks::builder()
-                .without_linked()
-                .hook(Hook::new("guard", |ctx: &mut PreToolUse| {
-                    if refuses(ctx.args()) {
-                        Decision::deny("DROP is not allowed")
-                    } else {
-                        Decision::Continue
-                    }
-                }))
-                .build()
-                .expect("hooks");
-            let hooked = HooksLayer::new(hooks).layer(tool);
+            let hooked = HooksLayer::new(hooks()).layer(tool);
             // What each call allocates for its future.
             let future = hooked.clone().call(request.clone());
             eprintln!("HooksLayer future: {} bytes", size_of_val(&*future));
