@@ -59,7 +59,20 @@ impl<W> Lines<W> {
         {
             return Ok(Some(answer));
         }
-        rmcp_read(line)
+        let read = rmcp_read(line);
+        // A call answered otherwise (an error, a result read rmcp's way) is
+        // no longer in flight.
+        if !self.calls.is_empty() {
+            let answered = match &read {
+                Ok(Some(JsonRpcMessage::Response(response))) => Some(&response.id),
+                Ok(Some(JsonRpcMessage::Error(error))) => error.id.as_ref(),
+                _ => None,
+            };
+            if let Some(id) = answered {
+                self.calls.remove(id);
+            }
+        }
+        read
     }
 
     /// The answer to a `tools/call` in flight, read directly.
@@ -276,6 +289,14 @@ mod tests {
         let other = json!({"jsonrpc": "2.0", "id": 3, "result": {"content": []}});
         assert!(transport.call_answer(&line(&other)).is_none());
         assert_eq!(transport.calls.len(), 1);
+        // A call answered with an error is no longer in flight either.
+        let failed = json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32603, "message": "m"}});
+        assert!(
+            transport
+                .read(&line(&failed))
+                .is_ok_and(|message| message.is_some())
+        );
+        assert!(transport.calls.is_empty());
     }
 
     #[tokio::test]
