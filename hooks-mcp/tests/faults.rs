@@ -1,7 +1,8 @@
 //! An upstream that fails the ways real servers do, behind the gateway as a
 //! library: an answer over the size of one MCP message fails the call at
 //! once (not after the call's timeout), and a crashed upstream is started
-//! again while the gateway keeps answering.
+//! again while the gateway keeps answering; and an upstream that forges an
+//! answer to a tool call gets nothing past the gateway.
 
 mod support;
 
@@ -104,4 +105,26 @@ async fn a_crashed_upstream_is_started_again_and_calls_fail_at_once_while_it_is_
     std::fs::remove_file(&refuse).unwrap();
     let back = call_until(&client, "pid", |result| result.is_error.is_none()).await;
     assert_ne!(text(&back), first_pid, "a new process answers");
+}
+
+/// The gateway reads the answer to a `tools/call` itself (not through rmcp's
+/// untagged types); a message with both a `result` and an `error` is no
+/// answer, and its result must not reach the client as the tool's.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_forged_answer_with_a_result_and_an_error_never_reaches_the_client() {
+    let upstreams = vec![
+        Upstream::spawn("forging", &test_server("forging_server.py"))
+            .await
+            .unwrap()
+            .with_call_timeout(Duration::from_secs(3)),
+    ];
+    let hooks = hooks_mcp::prepare(Hooks::builder().without_linked(), &upstreams)
+        .unwrap()
+        .build()
+        .unwrap();
+    let client = connect(Gateway::new(hooks, upstreams).unwrap()).await;
+    let result = call(&client, "forge", json!({})).await;
+    assert_eq!(result.is_error, Some(true), "{result:?}");
+    let shown = serde_json::to_string(&result).unwrap();
+    assert!(!shown.contains("SMUGGLED"), "{shown}");
 }
