@@ -18,10 +18,14 @@ WORKLOADS = [
     "1000 registered, 2 matching",
     "rewrite chained through 3 hooks",
 ]
-EXTRA = [("fixed cost", "ours, by handle, no hook matching")]
+EXTRA = [
+    ("fixed cost", "ours, by handle, no hook matching"),
+    ("fixed cost", "ours, by handle, now, no hook matching"),
+]
 COLUMNS = [
     "direct calls",
     "ours, by handle",
+    "ours, by handle, now",
     "ours, by name",
     "ours, async hooks, by handle",
     "dynamic registry",
@@ -58,13 +62,19 @@ def main():
     found = medians()
     if not found:
         sys.exit("no criterion results: run `cargo bench -p hooks-benches --bench compare` first")
-    header = ["workload", *COLUMNS, "ours ÷ direct", "dynamic ÷ ours"]
+    header = ["workload", *COLUMNS, "ours ÷ direct", "now ÷ direct", "dynamic ÷ ours"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for workload in WORKLOADS:
         row = [found.get((workload, column)) for column in COLUMNS]
-        direct, handle, dynamic = row[0], row[1], row[4]
-        cells = [workload, *map(show, row), ratio(handle, direct), ratio(dynamic, handle)]
+        direct, handle, now, dynamic = row[0], row[1], row[2], row[5]
+        cells = [
+            workload,
+            *map(show, row),
+            ratio(handle, direct),
+            ratio(now, direct),
+            ratio(dynamic, handle),
+        ]
         print("| " + " | ".join(cells) + " |")
     for group, function in EXTRA:
         print(f"\n{group} ({function}): {show(found.get((group, function)))}")

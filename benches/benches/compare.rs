@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use hooks_benches::dynamic::{self, ToolEvent};
-use hooks_benches::{bodies, hooks, linked, ready};
+use hooks_benches::{allowed_now, bodies, hooks, linked, ready};
 use hooks_core::prelude::*;
 
 const QUERY: &str = "SELECT id, total FROM orders WHERE customer_id = 42";
@@ -78,6 +78,9 @@ fn guards(c: &mut Criterion) {
         group.bench_function("ours, by handle", |b| {
             b.iter(|| ready(handle.dispatch(black_box(&mut ctx))).is_continue());
         });
+        group.bench_function("ours, by handle, now", |b| {
+            b.iter(|| allowed_now(&handle.dispatch_now(black_box(&mut ctx))));
+        });
         group.bench_function("ours, by name", |b| {
             b.iter(|| ready(ours.dispatch(black_box(&mut ctx))).is_continue());
         });
@@ -115,6 +118,9 @@ fn fixed_cost(c: &mut Criterion) {
     group.bench_function("ours, by handle, no hook matching", |b| {
         b.iter(|| ready(handle.dispatch(black_box(&mut ctx))).is_continue());
     });
+    group.bench_function("ours, by handle, now, no hook matching", |b| {
+        b.iter(|| allowed_now(&handle.dispatch_now(black_box(&mut ctx))));
+    });
 
     group.finish();
 }
@@ -132,6 +138,13 @@ fn rewrites(c: &mut Criterion) {
         b.iter_batched_ref(
             fresh,
             |ctx| ready(handle.dispatch(ctx)).is_continue(),
+            BatchSize::SmallInput,
+        );
+    });
+    group.bench_function("ours, by handle, now", |b| {
+        b.iter_batched_ref(
+            fresh,
+            |ctx| allowed_now(&handle.dispatch_now(ctx)),
             BatchSize::SmallInput,
         );
     });

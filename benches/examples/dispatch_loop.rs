@@ -2,11 +2,12 @@
 //! `perf record`, `valgrind --tool=callgrind`): criterion's harness would
 //! blur a profile. `dispatch_loop CASE [ITERATIONS]`, CASE one of `direct`,
 //! `handle` (10 registered, 2 matching), `handle1000`, `fixed` (no hook
-//! matching), `name`, `rewrite`, `rewrite-direct`, `dynamic`.
+//! matching), `name`, `rewrite`, `rewrite-direct`, `dynamic`; `handle-now`,
+//! `fixed-now` and `rewrite-now` dispatch without a future (`dispatch_now`).
 
 use std::hint::black_box;
 
-use hooks_benches::{bodies, dynamic, hooks, linked, ready};
+use hooks_benches::{allowed_now, bodies, dynamic, hooks, linked, ready};
 use hooks_core::prelude::*;
 
 const QUERY: &str = "SELECT id, total FROM orders WHERE customer_id = 42";
@@ -26,10 +27,10 @@ fn main() {
                 passed += u64::from(linked::direct_2(black_box(&mut ctx)) == Decision::Continue);
             }
         }
-        "handle" | "handle1000" | "fixed" | "name" => {
+        "handle" | "handle1000" | "fixed" | "name" | "handle-now" | "fixed-now" => {
             let groups: &[&str] = match case.as_str() {
                 "handle1000" => &["match2", "noise8", "noise90", "noise900"],
-                "fixed" => &["noise8", "noise2"],
+                "fixed" | "fixed-now" => &["noise8", "noise2"],
                 _ => &["match2", "noise8"],
             };
             let ours = hooks(groups);
@@ -38,13 +39,17 @@ fn main() {
                 for _ in 0..iterations {
                     passed += u64::from(ready(ours.dispatch(black_box(&mut ctx))).is_continue());
                 }
+            } else if case.ends_with("-now") {
+                for _ in 0..iterations {
+                    passed += u64::from(allowed_now(&handle.dispatch_now(black_box(&mut ctx))));
+                }
             } else {
                 for _ in 0..iterations {
                     passed += u64::from(ready(handle.dispatch(black_box(&mut ctx))).is_continue());
                 }
             }
         }
-        "rewrite" | "rewrite-direct" => {
+        "rewrite" | "rewrite-direct" | "rewrite-now" => {
             let ours = hooks(&["rewrite3"]);
             let handle = ours.tool("http_get");
             let mut fresh: Vec<PreToolUse> = Vec::new();
@@ -56,6 +61,8 @@ fn main() {
                 for ctx in &mut fresh {
                     if case == "rewrite" {
                         passed += u64::from(ready(handle.dispatch(ctx)).is_continue());
+                    } else if case == "rewrite-now" {
+                        passed += u64::from(allowed_now(&handle.dispatch_now(ctx)));
                     } else {
                         linked::direct_rewrites(ctx);
                         passed += 1;

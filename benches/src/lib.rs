@@ -32,6 +32,20 @@ pub fn ready<F: Future>(future: F) -> F::Output {
     }
 }
 
+/// Whether a dispatch run without a future let the call through, read
+/// where it lies (as a caller's `match` reads it).
+///
+/// # Panics
+///
+/// If the dispatch must wait: nothing benchmarked here does.
+#[inline]
+pub fn allowed_now(now: &hooks_core::Now<'_>) -> bool {
+    match now {
+        hooks_core::Now::Done(outcome) => outcome.is_continue(),
+        hooks_core::Now::Wait(_) => panic!("a benchmarked dispatch waited"),
+    }
+}
+
 /// A dispatcher of the named groups.
 ///
 /// # Panics

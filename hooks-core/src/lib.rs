@@ -111,7 +111,7 @@ pub mod __private;
 
 pub use catalog::{ArgFact, ArgRole, Fact, Source, ToolCatalog, ToolFacts, UnknownRole};
 pub use context::{CompactTrigger, Injection, RequestedCall, Role, ToolCall, ToolError};
-pub use dispatch::{RunError, ToolHandle, ToolRun};
+pub use dispatch::{Now, RunError, ToolHandle, ToolRun, Waiting};
 pub use event::{EventKind, OnError};
 pub use matcher::{Matcher, PatternError};
 #[cfg(feature = "shell")]

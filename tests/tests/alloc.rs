@@ -6,6 +6,7 @@
 //! One exception, counted here too: a subject pattern on a shell command that
 //! is more than plain words (`a && b`, quotes, `$(…)`) parses it, which allocates.
 
+use hooks_core::Now;
 use hooks_core::prelude::*;
 use hooks_tests::alloc::{Counting, allocations_during};
 use hooks_tests::block_on;
@@ -163,10 +164,24 @@ fn sync_dispatch_allocates_nothing() {
             block_on(hooks.dispatch(&mut drop)).is_denied(),
             block_on(hooks.dispatch(&mut rm)).is_denied(),
             block_on(hooks.dispatch(&mut post)).is_continue(),
+            done(sql.dispatch_now(&mut select)).is_continue(),
+            done(sql.dispatch_now(&mut drop)).is_denied(),
+            done(bash.dispatch_now(&mut rm)).is_denied(),
+            done(post_sql.dispatch_now(&mut post)).is_continue(),
+            done(hooks.dispatch_now(&mut select)).is_continue(),
+            done(hooks.dispatch_now(&mut drop)).is_denied(),
         ]
     });
-    assert_eq!(outcomes, [true; 12]);
+    assert_eq!(outcomes, [true; 18]);
     assert_eq!(allocations, 0, "sync dispatch allocated");
+}
+
+/// The outcome of a dispatch run without a future, which these never wait on.
+fn done(now: Now<'_>) -> Outcome {
+    match now {
+        Now::Done(outcome) => outcome,
+        Now::Wait(_) => panic!("a sync dispatch had to wait"),
+    }
 }
 
 /// Finds nothing, and allocates nothing to say so.

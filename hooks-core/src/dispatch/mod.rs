@@ -19,6 +19,7 @@
 
 mod ask;
 mod chain;
+mod now;
 mod run;
 mod tool;
 mod walk;
@@ -26,6 +27,7 @@ mod walk;
 use std::borrow::Cow;
 use std::future::Future;
 
+pub use now::{Now, Waiting};
 pub use tool::{RunError, ToolHandle, ToolRun};
 
 use crate::event::{EventKind, OnError};
@@ -52,6 +54,31 @@ impl Hooks {
         attach_facts(self, ctx);
         let table = C::__table(&self.inner.tables);
         Dispatch::new(
+            self,
+            Chain::All(table.entries.iter()),
+            table.observers > 0,
+            ctx,
+        )
+    }
+
+    /// [`dispatch`](Self::dispatch) without a future: the hooks run now,
+    /// and unless one must be waited on, the outcome is
+    /// [`Now::Done`] — what `dispatch` would have given, at less cost
+    /// (no future to build, move and drop). For a loop that calls tools
+    /// synchronously; `Now::Wait` holds the rest of the dispatch.
+    ///
+    /// ```
+    /// use hooks_core::prelude::*;
+    /// use hooks_core::Now;
+    ///
+    /// let hooks = Hooks::builder().build().unwrap();
+    /// let mut ctx = PreToolUse::new(&Session::new("s1"), "search", json!({"q": "rust"}));
+    /// assert!(matches!(hooks.dispatch_now(&mut ctx), Now::Done(outcome) if outcome.is_continue()));
+    /// ```
+    pub fn dispatch_now<'a, C: Event>(&'a self, ctx: &'a mut C) -> Now<'a> {
+        attach_facts(self, ctx);
+        let table = C::__table(&self.inner.tables);
+        walk::now(
             self,
             Chain::All(table.entries.iter()),
             table.observers > 0,

@@ -8,7 +8,8 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::chain::Chain;
-use super::walk::Dispatch;
+use super::now::Now;
+use super::walk::{Dispatch, now};
 use super::{attach_facts, give_facts};
 use crate::catalog::ToolFacts;
 use crate::context::{PostToolUse, PostToolUseFailure, PreToolUse, ToolError, ToolName};
@@ -177,19 +178,63 @@ impl ToolHandle {
         &'a self,
         ctx: &'a mut C,
     ) -> impl Future<Output = Outcome> + Send + 'a {
-        let table = C::__table(&self.hooks.inner.tables);
-        match self.plan::<C>() {
-            Some(plan) if same_tool(ctx.tool(), &self.tool) => {
-                if let Some(facts) = &self.facts {
-                    give_facts(ctx, facts);
-                }
-                let chain = Chain::Candidates {
-                    entries: &table.entries,
-                    candidates: plan.candidates.iter(),
-                };
-                Dispatch::new(&self.hooks, chain, plan.observed, ctx)
-            }
-            _ => self.dispatch_all(ctx),
+        match self.planned(ctx) {
+            Some((chain, observed)) => Dispatch::new(&self.hooks, chain, observed, ctx),
+            None => self.dispatch_all(ctx),
+        }
+    }
+
+    /// The handle's chain for `ctx` and whether any of its hooks observes,
+    /// the tool's facts given to `ctx`; `None` for a context of another
+    /// tool, or an event the handle keeps no plan for.
+    #[inline]
+    fn planned<'a, C: ToolEvent>(&'a self, ctx: &mut C) -> Option<(Chain<'a, C>, bool)> {
+        let plan = self.plan::<C>()?;
+        if !same_tool(ctx.tool(), &self.tool) {
+            return None;
+        }
+        if let Some(facts) = &self.facts {
+            give_facts(ctx, facts);
+        }
+        let chain = Chain::Candidates {
+            entries: &C::__table(&self.hooks.inner.tables).entries,
+            candidates: plan.candidates.iter(),
+        };
+        Some((chain, plan.observed))
+    }
+
+    /// [`dispatch`](Self::dispatch) without a future: the hooks run now,
+    /// and unless one must be waited on (an `async fn` hook that is not
+    /// ready, a person's approval), the outcome is [`Now::Done`] — what `dispatch` would
+    /// have given, at less cost (no future to build, move and drop). For a
+    /// loop that calls tools synchronously; [`Now::Wait`] holds the rest of
+    /// the dispatch, to await or to refuse the call.
+    ///
+    /// ```standalone_crate
+    /// use hooks_core::prelude::*;
+    /// use hooks_core::Now;
+    ///
+    /// #[pre_tool_use(matches = "sql_query")]
+    /// fn no_drop(ctx: &mut PreToolUse) -> Decision {
+    ///     match ctx.args()["query"].as_str() {
+    ///         Some(query) if query.starts_with("DROP") => Decision::deny("no DROP"),
+    ///         _ => Decision::Continue,
+    ///     }
+    /// }
+    ///
+    /// let hooks = Hooks::builder().build().unwrap();
+    /// let sql = hooks.tool("sql_query");
+    /// let mut ctx = sql.pre_tool_use(&Session::new("s1"), json!({"query": "DROP TABLE t"}));
+    /// let Now::Done(outcome) = sql.dispatch_now(&mut ctx) else {
+    ///     panic!("only plain hooks here: nothing to wait for");
+    /// };
+    /// assert_eq!(outcome.denial().unwrap().reason(), "no DROP");
+    /// ```
+    #[inline]
+    pub fn dispatch_now<'a, C: ToolEvent>(&'a self, ctx: &'a mut C) -> Now<'a> {
+        match self.planned(ctx) {
+            Some((chain, observed)) => now(&self.hooks, chain, observed, ctx),
+            None => self.hooks.dispatch_now(ctx),
         }
     }
 

@@ -7,10 +7,11 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 
 use super::ask::{ask, rewriter, superseded, unbound};
 use super::chain::{Chain, Stretch, sync_stretch};
+use super::now::{Now, Waiting};
 use super::run::run;
 use super::{Settled, cap_stops, conclude, conclude_allowed, record, settle, shadow};
 use crate::registry::linked::{HandBack, Started};
@@ -118,39 +119,123 @@ impl<C: Event> Future for Dispatch<'_, C> {
             return this.poll_on(cx);
         };
         let (hooks, observed) = (*hooks, *observed);
-        if chain.is_empty() && !observed && ctx.__trail().approvals().is_empty() {
-            // No hook to run (a tool none of whose hooks match): none can
-            // have been entered, touched a field or noted anything, so
-            // there is nothing to settle, only the outcome to give.
-            if super::is_stop::<C>() {
-                let _ = cap_stops(hooks, *ctx, None);
-            }
-            this.finished = true;
-            return Poll::Ready(conclude_allowed(*ctx));
-        }
-        ctx.__trail().set_budget(hooks.inner.injection_budget);
-        // A span costs more than a small hook even when nobody listens: ask
-        // once whether anyone does (one relaxed load).
-        let traced = tracing::level_enabled!(tracing::Level::DEBUG);
-        let all = chain.clone();
-        let stretch = if traced {
-            None
-        } else {
-            // The common case ends here: every hook a plain call that let
-            // the call through, and no observers.
-            let stretch = sync_stretch(chain, ctx, false);
-            if matches!(stretch, Stretch::Done) && !observed && ctx.__trail().approvals().is_empty()
-            {
-                ctx.__leave();
-                if super::is_stop::<C>() {
-                    let _ = cap_stops(hooks, *ctx, None);
-                }
+        match begin(hooks, chain, observed, ctx) {
+            Begun::Finished(outcome) => {
                 this.finished = true;
-                return Poll::Ready(conclude_allowed(*ctx));
+                Poll::Ready(outcome)
             }
-            Some(stretch)
-        };
-        this.go_on(stretch, all, traced, observed, cx)
+            Begun::GoOn {
+                stretch,
+                all,
+                traced,
+            } => this.go_on(stretch, all, traced, observed, cx),
+        }
+    }
+}
+
+/// How a dispatch's first stretch of hooks ended.
+pub(crate) enum Begun<'a, C: 'static> {
+    /// The dispatch is done.
+    Finished(Outcome),
+    /// It goes on from where the stretch stopped (`None`: traced, not run);
+    /// `all` is every entry, for the observer phase.
+    GoOn {
+        stretch: Option<Stretch<'a, C>>,
+        all: Chain<'a, C>,
+        traced: bool,
+    },
+}
+
+/// The start of a dispatch, shared by its future's first poll and
+/// [`now`]: on the common path (plain calls that let the call through, no
+/// observers, nobody tracing) the whole dispatch.
+#[inline]
+pub(crate) fn begin<'a, C: Event>(
+    hooks: &'a Hooks,
+    chain: &mut Chain<'a, C>,
+    observed: bool,
+    ctx: &mut C,
+) -> Begun<'a, C> {
+    if chain.is_empty() && !observed && ctx.__trail().approvals().is_empty() {
+        // No hook to run (a tool none of whose hooks match): none can
+        // have been entered, touched a field or noted anything, so
+        // there is nothing to settle, only the outcome to give.
+        if super::is_stop::<C>() {
+            let _ = cap_stops(hooks, ctx, None);
+        }
+        return Begun::Finished(conclude_allowed(ctx));
+    }
+    ctx.__trail().set_budget(hooks.inner.injection_budget);
+    // A span costs more than a small hook even when nobody listens: ask
+    // once whether anyone does (one relaxed load).
+    let traced = tracing::level_enabled!(tracing::Level::DEBUG);
+    let all = chain.clone();
+    let stretch = if traced {
+        None
+    } else {
+        // The common case ends here: every hook a plain call that let
+        // the call through, and no observers.
+        let stretch = sync_stretch(chain, ctx, false);
+        if matches!(stretch, Stretch::Done) && !observed && ctx.__trail().approvals().is_empty() {
+            ctx.__leave();
+            if super::is_stop::<C>() {
+                let _ = cap_stops(hooks, ctx, None);
+            }
+            return Begun::Finished(conclude_allowed(ctx));
+        }
+        Some(stretch)
+    };
+    Begun::GoOn {
+        stretch,
+        all,
+        traced,
+    }
+}
+
+/// A dispatch run now, as far as it goes without waiting: what
+/// [`ToolHandle::dispatch_now`](crate::ToolHandle::dispatch_now) and
+/// [`Hooks::dispatch_now`] return.
+#[inline]
+pub(crate) fn now<'a, C: Event>(
+    hooks: &'a Hooks,
+    mut chain: Chain<'a, C>,
+    observed: bool,
+    ctx: &'a mut C,
+) -> Now<'a> {
+    match begin(hooks, &mut chain, observed, ctx) {
+        Begun::Finished(outcome) => Now::Done(outcome),
+        Begun::GoOn {
+            stretch,
+            all,
+            traced,
+        } => go_on_now(Walk::new(hooks, chain, all, traced, observed), stretch, ctx),
+    }
+}
+
+/// [`now`] past its first stretch: the rest of the walk, finished here
+/// unless something really waits — then handed back as the dispatch's
+/// future. What may wait (an `async fn` hook, an approval, a traced run)
+/// is polled once first: most answer at once, and a caller that cannot
+/// wait should not refuse a call because debug logging is on.
+#[inline(never)]
+fn go_on_now<'a, C: Event>(
+    walk: Walk<'a, C>,
+    stretch: Option<Stretch<'a, C>>,
+    ctx: &'a mut C,
+) -> Now<'a> {
+    let state = match walk.first_step(stretch, ctx) {
+        Step::Finish(outcome) => return Now::Done(outcome),
+        Step::Wait(state) => state,
+    };
+    let mut rest = Dispatch {
+        state,
+        finished: false,
+    };
+    // A future that pends registers the waker of its latest poll: this
+    // one's is never woken, and the caller's await polls it again with its own.
+    match Pin::new(&mut rest).poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(outcome) => Now::Done(outcome),
+        Poll::Pending => Now::Wait(Waiting::new(rest)),
     }
 }
 
@@ -174,11 +259,7 @@ impl<'a, C: Event> Dispatch<'a, C> {
             unreachable!("only a dispatch's first poll goes on from its start")
         };
         let walk = Walk::new(hooks, chain, all, traced, observed);
-        let step = match stretch {
-            None => Step::Wait(State::Slow(Box::pin(walk.carry_on(ctx, None)))),
-            Some(stretch) => walk_on(walk.on_stretch(stretch, ctx)),
-        };
-        match step {
+        match walk.first_step(stretch, ctx) {
             Step::Finish(outcome) => Poll::Ready(outcome),
             Step::Wait(state) => {
                 self.state = state;
@@ -245,6 +326,14 @@ impl<'a, C: Event> Walk<'a, C> {
             traced,
             observed,
             observing: false,
+        }
+    }
+
+    /// The step after the first stretch (`None`: traced, not run).
+    fn first_step(self, stretch: Option<Stretch<'a, C>>, ctx: &'a mut C) -> Step<'a, C> {
+        match stretch {
+            None => Step::Wait(State::Slow(Box::pin(self.carry_on(ctx, None)))),
+            Some(stretch) => walk_on(self.on_stretch(stretch, ctx)),
         }
     }
 
