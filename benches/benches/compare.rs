@@ -148,6 +148,15 @@ fn rewrites(c: &mut Criterion) {
             BatchSize::SmallInput,
         );
     });
+    let borrowed = hooks(&["rewrite3_borrowed"]);
+    let borrowed_handle = borrowed.tool("http_get");
+    group.bench_function("ours, by handle, args_mut", |b| {
+        b.iter_batched_ref(
+            fresh,
+            |ctx| ready(borrowed_handle.dispatch(ctx)).is_continue(),
+            BatchSize::SmallInput,
+        );
+    });
     let registry = dynamic::rewrites();
     group.bench_function("dynamic registry", |b| {
         b.iter_batched_ref(

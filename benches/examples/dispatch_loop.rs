@@ -3,7 +3,8 @@
 //! blur a profile. `dispatch_loop CASE [ITERATIONS]`, CASE one of `direct`,
 //! `handle` (10 registered, 2 matching), `handle1000`, `fixed` (no hook
 //! matching), `name`, `rewrite`, `rewrite-direct`, `dynamic`; `handle-now`,
-//! `fixed-now` and `rewrite-now` dispatch without a future (`dispatch_now`).
+//! `fixed-now` and `rewrite-now` dispatch without a future (`dispatch_now`);
+//! `rewrite` writes through `set_arg`, `rewrite-borrowed` through `args_mut`.
 
 use std::hint::black_box;
 
@@ -49,8 +50,12 @@ fn main() {
                 }
             }
         }
-        "rewrite" | "rewrite-direct" | "rewrite-now" => {
-            let ours = hooks(&["rewrite3"]);
+        "rewrite" | "rewrite-direct" | "rewrite-now" | "rewrite-borrowed" => {
+            let ours = hooks(if case == "rewrite-borrowed" {
+                &["rewrite3_borrowed"]
+            } else {
+                &["rewrite3"]
+            });
             let handle = ours.tool("http_get");
             let mut fresh: Vec<PreToolUse> = Vec::new();
             for _ in 0..iterations / 1000 {
@@ -59,7 +64,7 @@ fn main() {
                         .map(|_| PreToolUse::new(&session, "http_get", bodies::rewrite_input())),
                 );
                 for ctx in &mut fresh {
-                    if case == "rewrite" {
+                    if case == "rewrite" || case == "rewrite-borrowed" {
                         passed += u64::from(ready(handle.dispatch(ctx)).is_continue());
                     } else if case == "rewrite-now" {
                         passed += u64::from(allowed_now(&handle.dispatch_now(ctx)));

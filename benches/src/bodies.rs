@@ -1,6 +1,6 @@
 //! The hook bodies every implementation runs, so only the dispatch differs.
 
-use hooks_core::Value;
+use hooks_core::{ArgsNotObject, PreToolUse, Value};
 
 /// The statements the eight guards refuse, one each.
 pub const KEYWORDS: [&str; 8] = [
@@ -36,33 +36,85 @@ pub fn guard(args: &Value, index: usize) -> Option<&'static str> {
     }
 }
 
-/// The first rewrite: pins the host.
-pub fn pin_host(args: &mut Value) {
-    if args["host"] != "api.internal" {
-        args["host"] = Value::from("api.internal");
+/// Where the rewrites read and write the arguments: a `Value` written in
+/// place (direct calls, the dynamic registry, our hooks through
+/// `args_mut`), or a context's tracked writes (our hooks through `set_arg`).
+pub trait Args {
+    /// The argument `key` (`Null` if absent).
+    fn arg(&self, key: &str) -> &Value;
+    /// Sets the argument `key`.
+    ///
+    /// # Errors
+    ///
+    /// If the arguments are not an object.
+    fn set(&mut self, key: &str, value: Value) -> Result<(), ArgsNotObject>;
+}
+
+impl Args for Value {
+    fn arg(&self, key: &str) -> &Value {
+        &self[key]
+    }
+
+    fn set(&mut self, key: &str, value: Value) -> Result<(), ArgsNotObject> {
+        self[key] = value;
+        Ok(())
     }
 }
 
+impl Args for PreToolUse {
+    fn arg(&self, key: &str) -> &Value {
+        &self.args()[key]
+    }
+
+    fn set(&mut self, key: &str, value: Value) -> Result<(), ArgsNotObject> {
+        self.set_arg(key, value)
+    }
+}
+
+/// The first rewrite: pins the host.
+///
+/// # Errors
+///
+/// If the arguments are not an object.
+pub fn pin_host<A: Args + ?Sized>(args: &mut A) -> Result<(), ArgsNotObject> {
+    if args.arg("host") != "api.internal" {
+        args.set("host", Value::from("api.internal"))?;
+    }
+    Ok(())
+}
+
 /// The second rewrite: caps the timeout the first hook's host allows.
-pub fn cap_timeout(args: &mut Value) {
-    let cap = if args["host"] == "api.internal" {
+///
+/// # Errors
+///
+/// If the arguments are not an object.
+pub fn cap_timeout<A: Args + ?Sized>(args: &mut A) -> Result<(), ArgsNotObject> {
+    let cap = if args.arg("host") == "api.internal" {
         5_000
     } else {
         1_000
     };
-    if args["timeout_ms"].as_u64().is_none_or(|ms| ms > cap) {
-        args["timeout_ms"] = Value::from(cap);
+    if args.arg("timeout_ms").as_u64().is_none_or(|ms| ms > cap) {
+        args.set("timeout_ms", Value::from(cap))?;
     }
+    Ok(())
 }
 
 /// The third rewrite: upgrades the scheme.
-pub fn force_https(args: &mut Value) {
-    if let Some(path) = args["url"]
+///
+/// # Errors
+///
+/// If the arguments are not an object.
+pub fn force_https<A: Args + ?Sized>(args: &mut A) -> Result<(), ArgsNotObject> {
+    if let Some(path) = args
+        .arg("url")
         .as_str()
         .and_then(|url| url.strip_prefix("http://"))
     {
-        args["url"] = Value::from(format!("https://{path}"));
+        let https = Value::from(format!("https://{path}"));
+        args.set("url", https)?;
     }
+    Ok(())
 }
 
 /// The arguments of the rewrite workload, before any rewrite.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use glob::Pattern;
-use hooks_core::{Value, json};
+use hooks_core::{ArgsNotObject, Value, json};
 
 use crate::bodies::{self, guard};
 
@@ -138,7 +138,7 @@ pub struct RewriteHook {
 }
 
 /// A rewrite of a call's arguments.
-type Rewrite = fn(&mut Value);
+type Rewrite = fn(&mut Value) -> Result<(), ArgsNotObject>;
 
 #[async_trait]
 impl Hook for RewriteHook {
@@ -156,8 +156,10 @@ impl Hook for RewriteHook {
     }
     async fn run(&self, event: &ToolEvent) -> Value {
         let mut input = event.tool_input.clone();
-        (self.rewrite)(&mut input);
-        json!({"decision": "continue", "updated_input": input})
+        match (self.rewrite)(&mut input) {
+            Ok(()) => json!({"decision": "continue", "updated_input": input}),
+            Err(error) => json!({"decision": "deny", "reason": error.to_string()}),
+        }
     }
 }
 
@@ -193,9 +195,9 @@ pub fn guards(registered: usize, matching: usize) -> Registry {
 pub fn rewrites() -> Registry {
     let mut registry = Registry::default();
     let steps: [(i32, Rewrite); 3] = [
-        (1, bodies::pin_host),
-        (2, bodies::cap_timeout),
-        (3, bodies::force_https),
+        (1, bodies::pin_host::<Value>),
+        (2, bodies::cap_timeout::<Value>),
+        (3, bodies::force_https::<Value>),
     ];
     for (priority, rewrite) in steps {
         registry.register(Arc::new(RewriteHook {

@@ -4,6 +4,7 @@
 //! with 2 matching; `match2` + `match6` + `noise2` is 10 with 8; adding
 //! `noise90` and `noise900` makes 100 and 1,000.
 
+use hooks_core::ArgsNotObject;
 use hooks_core::prelude::*;
 
 use crate::bodies::{self, guard};
@@ -68,27 +69,48 @@ pub fn direct_8(ctx: &mut PreToolUse) -> Decision {
     Decision::Continue
 }
 
-/// First rewrite.
+/// First rewrite, through `set_arg` (the rewrite recorded as it is made).
 #[pre_tool_use(group = "rewrite3", priority = 1, matches = "http_get")]
-pub fn rewrite_host(ctx: &mut PreToolUse) {
-    bodies::pin_host(ctx.args_mut());
+pub fn rewrite_host(ctx: &mut PreToolUse) -> Result<(), ArgsNotObject> {
+    bodies::pin_host(ctx)
 }
 
 /// Second rewrite, which depends on the first.
 #[pre_tool_use(group = "rewrite3", priority = 2, matches = "http_get")]
-pub fn rewrite_timeout(ctx: &mut PreToolUse) {
-    bodies::cap_timeout(ctx.args_mut());
+pub fn rewrite_timeout(ctx: &mut PreToolUse) -> Result<(), ArgsNotObject> {
+    bodies::cap_timeout(ctx)
 }
 
 /// Third rewrite.
 #[pre_tool_use(group = "rewrite3", priority = 3, matches = "http_get")]
-pub fn rewrite_scheme(ctx: &mut PreToolUse) {
-    bodies::force_https(ctx.args_mut());
+pub fn rewrite_scheme(ctx: &mut PreToolUse) -> Result<(), ArgsNotObject> {
+    bodies::force_https(ctx)
 }
 
-/// The three rewrites, called by hand.
+/// First rewrite, through `args_mut` (the dispatcher looks at the whole
+/// arguments before and after to tell whether they changed).
+#[pre_tool_use(group = "rewrite3_borrowed", priority = 1, matches = "http_get")]
+pub fn borrowed_host(ctx: &mut PreToolUse) -> Result<(), ArgsNotObject> {
+    bodies::pin_host(ctx.args_mut())
+}
+
+/// Second rewrite, through `args_mut`.
+#[pre_tool_use(group = "rewrite3_borrowed", priority = 2, matches = "http_get")]
+pub fn borrowed_timeout(ctx: &mut PreToolUse) -> Result<(), ArgsNotObject> {
+    bodies::cap_timeout(ctx.args_mut())
+}
+
+/// Third rewrite, through `args_mut`.
+#[pre_tool_use(group = "rewrite3_borrowed", priority = 3, matches = "http_get")]
+pub fn borrowed_scheme(ctx: &mut PreToolUse) -> Result<(), ArgsNotObject> {
+    bodies::force_https(ctx.args_mut())
+}
+
+/// The three rewrites, called by hand on the arguments.
 pub fn direct_rewrites(ctx: &mut PreToolUse) {
-    rewrite_host(ctx);
-    rewrite_timeout(ctx);
-    rewrite_scheme(ctx);
+    let args = ctx.args_mut();
+    let rewritten = bodies::pin_host(args)
+        .and_then(|()| bodies::cap_timeout(args))
+        .and_then(|()| bodies::force_https(args));
+    debug_assert!(rewritten.is_ok());
 }

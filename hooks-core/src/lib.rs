@@ -110,7 +110,9 @@ mod verdict;
 pub mod __private;
 
 pub use catalog::{ArgFact, ArgRole, Fact, Source, ToolCatalog, ToolFacts, UnknownRole};
-pub use context::{CompactTrigger, Injection, RequestedCall, Role, ToolCall, ToolError};
+pub use context::{
+    ArgsNotObject, CompactTrigger, Injection, RequestedCall, Role, ToolCall, ToolError,
+};
 pub use dispatch::{Now, RunError, ToolHandle, ToolRun, Waiting};
 pub use event::{EventKind, OnError};
 pub use matcher::{Matcher, PatternError};
@@ -178,8 +180,8 @@ pub mod prelude {
     pub use crate::macros::*;
     pub use crate::{
         Approval, ApprovalAnswer, CompactTrigger, Decision, Deferred, Hook, Hooks, Injection,
-        MessageLevel, OnError, Outcome, RequestedCall, Session, ToolError, ToolHandle, ToolRun,
-        Value, json,
+        MessageLevel, Now, OnError, Outcome, RequestedCall, Session, ToolError, ToolHandle,
+        ToolRun, Value, json,
     };
 
     macro_rules! contexts {

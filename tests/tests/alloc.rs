@@ -6,7 +6,6 @@
 //! One exception, counted here too: a subject pattern on a shell command that
 //! is more than plain words (`a && b`, quotes, `$(…)`) parses it, which allocates.
 
-use hooks_core::Now;
 use hooks_core::prelude::*;
 use hooks_tests::alloc::{Counting, allocations_during};
 use hooks_tests::block_on;

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
 use hooks_core::prelude::*;
-use hooks_core::{ApprovalRequest, Approver, BoxFuture, Now};
+use hooks_core::{ApprovalRequest, Approver, BoxFuture};
 use hooks_tests::{block_on, capture_logs};
 
 /// Pends once (waking its task), then is ready: a hook or approver that

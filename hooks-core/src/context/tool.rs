@@ -104,6 +104,40 @@ impl PreToolUse {
         &mut self.args
     }
 
+    /// Sets the argument `key` to `value`: the cheap way to rewrite. The
+    /// rewrite is recorded under the hook's name as it is made, if the value
+    /// changed — [`args_mut`](Self::args_mut) hands out the whole value, so
+    /// the dispatcher must look at all of it before and after the hook to
+    /// know whether it changed. `null` arguments become an object first;
+    /// arguments of another kind are an error.
+    ///
+    /// ```standalone_crate
+    /// use hooks_core::prelude::*;
+    ///
+    /// #[pre_tool_use(matches = "http_get")]
+    /// fn pin_host(ctx: &mut PreToolUse) -> Result<(), hooks_core::ArgsNotObject> {
+    ///     if ctx.args()["host"] != "api.internal" {
+    ///         ctx.set_arg("host", "api.internal")?;
+    ///     }
+    ///     Ok(())
+    /// }
+    ///
+    /// let hooks = Hooks::builder().build().unwrap();
+    /// let http_get = hooks.tool("http_get");
+    /// let mut ctx = http_get.pre_tool_use(&Session::new("s1"), json!({"host": "evil.example"}));
+    /// let Now::Done(outcome) = http_get.dispatch_now(&mut ctx) else { unreachable!() };
+    /// assert!(outcome.is_continue());
+    /// assert_eq!(ctx.args()["host"], "api.internal");
+    /// assert!(ctx.rewrites()[0].hook.as_str().ends_with("pin_host"));
+    /// ```
+    pub fn set_arg(
+        &mut self,
+        key: &str,
+        value: impl Into<Value>,
+    ) -> Result<(), super::ArgsNotObject> {
+        super::set_arg::set_key(&mut self.trail, "args", &mut self.args, key, value.into())
+    }
+
     /// The call's subject: its `command`, `file_path`, `path` or `url` argument.
     pub fn subject(&self) -> Option<&str> {
         ToolCall::new(&self.tool, &self.args).subject()

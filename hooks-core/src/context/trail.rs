@@ -390,6 +390,13 @@ impl Trail {
         }
     }
 
+    /// The running hook changed `field` through a tracked write
+    /// (`set_arg`): a rewrite, and the field's remembered print no longer holds.
+    pub(crate) fn changed(&mut self, field: &'static str) {
+        self.known.retain(|(known, _)| *known != field);
+        self.record_rewrite(field);
+    }
+
     /// A field changed other than through a hook's borrow (withheld,
     /// restored after a shadow hook): what was known is no longer.
     pub(crate) fn forget_prints(&mut self) {

@@ -69,7 +69,6 @@ impl Hooks {
     ///
     /// ```
     /// use hooks_core::prelude::*;
-    /// use hooks_core::Now;
     ///
     /// let hooks = Hooks::builder().build().unwrap();
     /// let mut ctx = PreToolUse::new(&Session::new("s1"), "search", json!({"q": "rust"}));

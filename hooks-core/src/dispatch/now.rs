@@ -20,7 +20,6 @@ use crate::verdict::{BoxFuture, Outcome};
 ///
 /// ```standalone_crate
 /// use hooks_core::prelude::*;
-/// use hooks_core::Now;
 ///
 /// #[pre_tool_use(matches = "delete_*")]
 /// fn no_deletes(_: &mut PreToolUse) -> Decision {

@@ -212,7 +212,6 @@ impl ToolHandle {
     ///
     /// ```standalone_crate
     /// use hooks_core::prelude::*;
-    /// use hooks_core::Now;
     ///
     /// #[pre_tool_use(matches = "sql_query")]
     /// fn no_drop(ctx: &mut PreToolUse) -> Decision {
