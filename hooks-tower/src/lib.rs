@@ -52,7 +52,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use hooks_core::{
-    Denial, Hooks, PostToolUse, PostToolUseFailure, PreToolUse, Session, ToolError, Value,
+    Denial, Hooks, Now, PostToolUse, PostToolUseFailure, PreToolUse, Session, ToolError, Value,
 };
 use tower_layer::Layer;
 use tower_service::Service;
@@ -215,7 +215,12 @@ where
     if let Some(id) = &call_id {
         pre = pre.with_call_id(Arc::clone(id));
     }
-    if let Some(denial) = hooks.dispatch(&mut pre).await.into_denial() {
+    // Run now: only a hook that really waits puts a dispatch future in this one.
+    let outcome = match hooks.dispatch_now(&mut pre) {
+        Now::Done(outcome) => outcome,
+        Now::Wait(rest) => rest.await,
+    };
+    if let Some(denial) = outcome.into_denial() {
         return Err(HookedError::Denied(denial));
     }
     // No hook to see the call after it ran: the service takes the

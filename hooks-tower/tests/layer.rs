@@ -275,3 +275,61 @@ async fn without_post_hooks_the_service_gets_the_rewritten_arguments_and_answers
         other => panic!("expected the service's failure, got {other:?}"),
     }
 }
+
+/// A pre-hook that really waits (a timer) still decides the call: the layer
+/// runs what it can at once and awaits the rest, and the service is not
+/// called before the hook has answered — nor at all when it denies.
+#[tokio::test]
+async fn a_pre_hook_that_waits_still_decides_before_the_service_runs() {
+    let hooks = Hooks::builder()
+        .without_linked()
+        .hook(
+            Hook::new_async("slow_guard", |ctx: &mut PreToolUse| {
+                Box::pin(async move {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    if ctx.args()["query"] == "DROP" {
+                        Decision::deny("DROP is not allowed")
+                    } else {
+                        Decision::Continue
+                    }
+                })
+            })
+            .timeout(Duration::from_secs(30)),
+        )
+        .build()
+        .unwrap();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&calls);
+    let service = service_fn(move |_: ToolRequest| {
+        seen.fetch_add(1, Ordering::SeqCst);
+        async { Ok::<_, BoxError>(json!({"rows": 1})) }
+    });
+    let layer = ServiceBuilder::new()
+        .layer(HooksLayer::new(hooks))
+        .service(service);
+    let session = Session::new("s");
+    let denied = layer
+        .clone()
+        .oneshot(ToolRequest::new(&session, "sql", json!({"query": "DROP"})))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&denied, HookedError::Denied(denial) if denial.reason() == "DROP is not allowed"),
+        "{denied:?}"
+    );
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        0,
+        "a denied call never reaches the service"
+    );
+    let answer = layer
+        .oneshot(ToolRequest::new(
+            &session,
+            "sql",
+            json!({"query": "SELECT"}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(answer, json!({"rows": 1}));
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
