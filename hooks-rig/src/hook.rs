@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use hooks_core::notes::EndSession;
 use hooks_core::{
-    Denial, Hooks, Outcome, PreToolUse, Session, SessionEnd, SubagentStart, ToolHandle,
+    Denial, Hooks, Now, Outcome, PreToolUse, Session, SessionEnd, SubagentStart, ToolHandle,
 };
 use rig_agent::agent::{
     AgentHook, DispatchAction, DispatchEvent, HookContext, OutcomeAction, OutcomeEvent, RunSettled,
@@ -242,7 +242,12 @@ impl AgentHook for HooksHook {
         match event.kind {
             EffectKind::ToolCall { name, args } => {
                 let (handle, mut pre) = self.pre_tool(name, args, event.call_id);
-                let outcome = handle.dispatch(&mut *pre).await;
+                // Run now: only a hook that waits puts a dispatch future in
+                // this one, which rig boxes per call.
+                let outcome = match handle.dispatch_now(&mut *pre) {
+                    Now::Done(outcome) => outcome,
+                    Now::Wait(rest) => rest.await,
+                };
                 self.pre_tool_done(event.id, handle, pre, &outcome, event.kind)
             }
             // Boxed: rig boxes every hook's future per call, so this

@@ -62,6 +62,32 @@ async fn a_denied_tool_never_runs_and_the_model_reads_the_reason() {
     assert!(results[0].1.contains(REASON), "{:?}", results[0].1);
 }
 
+/// A guard that waits (a timer) before it refuses: the adapter runs what it
+/// can at once and awaits the rest; the tool still never runs.
+#[tokio::test]
+async fn a_guard_that_waits_before_denying_still_keeps_the_tool_from_running() {
+    let slow = Hook::new_async("slow_no_delete", |_: &mut PreToolUse| {
+        Box::pin(async {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            Decision::deny(REASON)
+        })
+    })
+    .matches("delete_file")
+    .timeout(std::time::Duration::from_secs(30));
+    let hooks = Hooks::builder()
+        .without_linked()
+        .hook(slow)
+        .build()
+        .unwrap();
+    let call = tool_calls(&[("call_abc", "delete_file", json!({"path": "/etc"}))]);
+    let (model, _, delete, answer) = run(hooks, call).await;
+
+    assert_eq!(answer, "done");
+    assert!(delete.0.calls().is_empty(), "the denied tool ran");
+    let results = tool_results(&model.requests()[1]);
+    assert!(results[0].1.contains(REASON), "{:?}", results[0].1);
+}
+
 #[tokio::test]
 async fn an_args_rewrite_reaches_the_tool() {
     let hooks = Hooks::builder()
