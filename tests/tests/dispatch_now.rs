@@ -53,11 +53,14 @@ fn note_call(ctx: &mut PreToolUse) {
     ctx.inject("checked");
 }
 
-static OBSERVED: AtomicUsize = AtomicUsize::new(0);
+/// How many dispatches the observer saw: per dispatcher, as tests run in parallel.
+#[derive(Default)]
+struct Observed(AtomicUsize);
+hooks_core::default_state!(Observed);
 
 #[pre_tool_use(group = "now_plain", observe)]
-fn count_calls(_: &PreToolUse) {
-    OBSERVED.fetch_add(1, Ordering::Relaxed);
+fn count_calls(_: &PreToolUse, observed: &Observed) {
+    observed.0.fetch_add(1, Ordering::Relaxed);
 }
 
 /// Waits before deciding, when the call says so.
@@ -147,17 +150,14 @@ fn dispatch_now_gives_what_dispatch_gives() {
     for args in calls {
         let mut awaited = sql.pre_tool_use(&session, args.clone());
         let expected = block_on(sql.dispatch(&mut awaited));
-        let before = OBSERVED.load(Ordering::Relaxed);
+        let observed = || hooks.state::<Observed>().unwrap().0.load(Ordering::Relaxed);
+        let before = observed();
 
         let mut by_handle = sql.pre_tool_use(&session, args.clone());
         let outcome = done(sql.dispatch_now(&mut by_handle));
         assert_eq!(outcome, expected, "{args}");
         assert_eq!(after(&by_handle), after(&awaited), "{args}");
-        assert_eq!(
-            OBSERVED.load(Ordering::Relaxed),
-            before + 1,
-            "the observer ran"
-        );
+        assert_eq!(observed(), before + 1, "the observer ran");
 
         let mut by_name = PreToolUse::new(&session, "sql_query", args.clone());
         assert_eq!(done(hooks.dispatch_now(&mut by_name)), expected, "{args}");
