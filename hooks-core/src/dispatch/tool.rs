@@ -273,7 +273,11 @@ impl ToolHandle {
     where
         T: AsyncFnOnce(&Value) -> Result<Value, ToolError>,
     {
-        let outcome = self.dispatch(&mut pre).await;
+        // Run now: only a hook that waits puts a dispatch future in this one.
+        let outcome = match self.dispatch_now(&mut pre) {
+            Now::Done(outcome) => outcome,
+            Now::Wait(rest) => rest.await,
+        };
         if outcome.is_denied() {
             return ToolRun {
                 pre,
