@@ -23,7 +23,7 @@
 // 2025-11-25 clients speak: forwarding them is the point.
 #![allow(deprecated)]
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
@@ -41,7 +41,8 @@ use crate::pins::watch::ToolWatch;
 /// The client sessions with a call in flight on one upstream.
 #[derive(Default)]
 pub(crate) struct InFlight {
-    calls: Mutex<Vec<Call>>,
+    /// By token: a call leaves in O(log n) however many are in flight.
+    calls: Mutex<BTreeMap<u64, Call>>,
     next: AtomicU64,
     /// The upstream's progress token of each request in flight → the client
     /// that sent it, and the client's own token.
@@ -196,7 +197,6 @@ impl Clients {
 }
 
 struct Call {
-    token: u64,
     session: String,
     peer: Peer<RoleServer>,
 }
@@ -209,7 +209,7 @@ pub(crate) struct Entered {
 
 impl Drop for Entered {
     fn drop(&mut self) {
-        self.set.lock().retain(|call| call.token != self.token);
+        self.set.lock().remove(&self.token);
     }
 }
 
@@ -217,18 +217,20 @@ impl InFlight {
     /// Notes a call of `session`'s client, until the guard is dropped.
     pub(crate) fn enter(self: &Arc<Self>, session: &str, peer: Peer<RoleServer>) -> Entered {
         let token = self.next.fetch_add(1, Ordering::Relaxed);
-        self.lock().push(Call {
+        self.lock().insert(
             token,
-            session: session.to_owned(),
-            peer,
-        });
+            Call {
+                session: session.to_owned(),
+                peer,
+            },
+        );
         Entered {
             set: Arc::clone(self),
             token,
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Call>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, Call>> {
         lock(&self.calls)
     }
 
@@ -286,13 +288,13 @@ impl InFlight {
     /// The client the upstream means: the only session with a call in flight.
     pub(crate) fn client(&self) -> Result<Peer<RoleServer>, McpError> {
         let calls = self.lock();
-        let Some(first) = calls.first() else {
+        let Some(first) = calls.values().next() else {
             return Err(McpError::invalid_request(
                 "no client call is in flight on this connection: there is nobody to ask",
                 None,
             ));
         };
-        if calls.iter().any(|call| call.session != first.session) {
+        if calls.values().any(|call| call.session != first.session) {
             return Err(McpError::invalid_request(
                 "calls of several clients are in flight on this connection: the gateway cannot \
                  tell which one to ask",
