@@ -42,11 +42,12 @@ fn deny_delete() -> Hook<PreToolUse> {
     Hook::new("no_delete", |_: &mut PreToolUse| Decision::deny(REASON)).matches("delete_file")
 }
 
-#[tokio::test]
-async fn a_denied_tool_never_runs_and_the_model_reads_the_reason() {
+/// Asks the model to delete `/etc` through `guard`: the tool must not run,
+/// and the model must read the reason as the call's result.
+async fn refused_delete(guard: Hook<PreToolUse>) {
     let hooks = Hooks::builder()
         .without_linked()
-        .hook(deny_delete())
+        .hook(guard)
         .build()
         .unwrap();
     let call = tool_calls(&[("call_abc", "delete_file", json!({"path": "/etc"}))]);
@@ -62,6 +63,11 @@ async fn a_denied_tool_never_runs_and_the_model_reads_the_reason() {
     assert!(results[0].1.contains(REASON), "{:?}", results[0].1);
 }
 
+#[tokio::test]
+async fn a_denied_tool_never_runs_and_the_model_reads_the_reason() {
+    refused_delete(deny_delete()).await;
+}
+
 /// A guard that waits (a timer) before it refuses: the adapter runs what it
 /// can at once and awaits the rest; the tool still never runs.
 #[tokio::test]
@@ -74,18 +80,7 @@ async fn a_guard_that_waits_before_denying_still_keeps_the_tool_from_running() {
     })
     .matches("delete_file")
     .timeout(std::time::Duration::from_secs(30));
-    let hooks = Hooks::builder()
-        .without_linked()
-        .hook(slow)
-        .build()
-        .unwrap();
-    let call = tool_calls(&[("call_abc", "delete_file", json!({"path": "/etc"}))]);
-    let (model, _, delete, answer) = run(hooks, call).await;
-
-    assert_eq!(answer, "done");
-    assert!(delete.0.calls().is_empty(), "the denied tool ran");
-    let results = tool_results(&model.requests()[1]);
-    assert!(results[0].1.contains(REASON), "{:?}", results[0].1);
+    refused_delete(slow).await;
 }
 
 #[tokio::test]
