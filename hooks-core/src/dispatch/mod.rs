@@ -3,7 +3,9 @@
 //! 1. [`Hooks::dispatch`] (or a [`ToolHandle`]) picks the event's table and
 //!    the entries to walk ([`chain`]: all of them, or a handle's candidates).
 //! 2. The returned future ([`walk`]) runs, on its first poll, stretches of
-//!    plain `fn` hooks as plain calls, one panic guard per stretch.
+//!    plain `fn` hooks as plain calls, one panic guard per stretch;
+//!    `dispatch_now` runs the same start at once, without a future, and
+//!    hands back the rest as one only if a hook really waits ([`now`]).
 //! 3. Each verdict is settled: `Continue` goes on, `Deny` ends the chain, a
 //!    failure denies or is logged as the hook's `on_error` says, `Ask` waits
 //!    for the chain's end: a person is asked only about a call every hook

@@ -4,6 +4,7 @@
 //! back — at once, or from its own boxed future — so waiting on one needs no
 //! state beyond a pointer; only the rare paths (an approval, a traced
 //! dispatch, a runtime hook that returns a future) go on in a boxed task.
+//! [`now`] runs the same start without the future (`dispatch_now`).
 
 use std::future::Future;
 use std::pin::Pin;
