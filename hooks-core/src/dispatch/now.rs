@@ -42,6 +42,8 @@ pub enum Now<'a> {
     Done(Outcome),
     /// A hook must be waited on: the rest of the dispatch. Awaited, it
     /// gives the outcome [`dispatch`](crate::ToolHandle::dispatch) would have.
+    /// Dropped, the dispatch is abandoned where it waited (the hooks after
+    /// it never run): refuse the call, and do not dispatch its context again.
     Wait(Waiting<'a>),
 }
 
